@@ -1,0 +1,247 @@
+/**
+ * Data shapes exchanged through the management contract. Names and enum values are the ones in
+ * SPEC §3 and §10; every transport sends exactly these objects.
+ */
+
+export const EVENT_TYPES = ['AllData', 'CustomTrigger', 'EpcisMessage', 'EpcisObject', 'GhostData', 'UHFTagRead'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const REQUEST_TYPES = ['HttpPost', 'HttpGet'] as const;
+export type RequestType = (typeof REQUEST_TYPES)[number];
+
+export const AUTH_TYPES = ['noauth', 'basic', 'OAuth2'] as const;
+export type AuthType = (typeof AUTH_TYPES)[number];
+
+/** Payload type is never chosen: it follows from the event type (SPEC §3). */
+export const PAYLOAD_TYPE_BY_EVENT_TYPE = {
+  AllData: 'GenericJson',
+  CustomTrigger: 'TriggerCommand',
+  EpcisMessage: 'EPCISDocument',
+  EpcisObject: 'EPCISEvent',
+  GhostData: 'GhostTables',
+  UHFTagRead: 'TagReadBatch',
+} as const satisfies Record<EventType, string>;
+export type PayloadType = (typeof PAYLOAD_TYPE_BY_EVENT_TYPE)[EventType];
+
+export const EVENT_STATUSES = ['queued', 'processed', 'rejected', 'failed'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+export interface Route {
+  id: number;
+  name: string;
+  eventType: EventType;
+  requestType: RequestType;
+  authType: AuthType;
+  payloadType: PayloadType;
+  active: boolean;
+  async: boolean;
+  roles: string[];
+  epcisLenient: boolean;
+}
+
+export interface Endpoint {
+  id: number;
+  name: string;
+  baseRoutePath: string;
+  active: boolean;
+  routes: Route[];
+}
+
+/** What a client submits for a route; a route carrying an `id` keeps it (and its assignments). */
+export interface RouteInput {
+  id?: number;
+  name: string;
+  eventType: EventType;
+  requestType: RequestType;
+  authType: AuthType;
+  active?: boolean;
+  async?: boolean;
+  roles?: string[];
+  epcisLenient?: boolean;
+}
+
+export interface EndpointInput {
+  name: string;
+  baseRoutePath: string;
+  active?: boolean;
+  routes: RouteInput[];
+}
+
+/** An endpoint PUT also tells which external users lost a route that stopped being `basic`. */
+export interface EndpointUpdateResult extends Endpoint {
+  revokedExternalUsers: string[];
+}
+
+export interface Role {
+  id: number;
+  name: string;
+  description: string;
+  builtIn: boolean;
+}
+
+export interface RoleInput {
+  name: string;
+  description?: string;
+}
+
+export interface User {
+  id: number;
+  username: string;
+  displayName: string;
+  roles: string[];
+  active: boolean;
+  createdAt: string;
+}
+
+export interface UserInput {
+  username: string;
+  displayName?: string;
+  roles?: string[];
+  active?: boolean;
+  /** Required on create, optional on update (omitted = kept). */
+  password?: string;
+}
+
+export interface ExternalUser {
+  id: number;
+  firstName: string;
+  lastName: string;
+  username: string;
+  routes: string[];
+  active: boolean;
+}
+
+export interface ExternalUserInput {
+  firstName?: string;
+  lastName?: string;
+  username: string;
+  routes?: string[];
+  active?: boolean;
+  password?: string;
+}
+
+export type AccessTokenStatus = 'Active' | 'Expired';
+
+export interface AccessToken {
+  id: number;
+  name: string;
+  role: string;
+  expiryDate: string;
+  description: string;
+  createdDate: string;
+  expiryInDays: number;
+  status: AccessTokenStatus;
+}
+
+export interface AccessTokenInput {
+  name: string;
+  role: string;
+  expiryDate: string;
+  description?: string;
+}
+
+/** Returned by create and regenerate only: the one time the token value is ever shown. */
+export interface AccessTokenWithValue extends AccessToken {
+  token: string;
+}
+
+export interface Settings {
+  port: number;
+  host: string;
+  bodyLimitBytes: number;
+  maxQueueDepth: number;
+  bearerTokenTtlSeconds: number;
+  bcryptCost: number;
+  timeZone: string;
+  retentionDays: number;
+  retentionMaxEvents: number;
+  tagDedupWindowMs: number;
+  authFailureLimit: number;
+}
+
+export type SettingsUpdateResult = Settings & { restartRequired?: true };
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface EventRecord {
+  id: string;
+  route: string;
+  endpoint: string;
+  eventType: EventType;
+  status: EventStatus;
+  receivedAt: string;
+  processedAt: string | null;
+  principal: string;
+  sourceIp: string;
+  requestId: string;
+  payload: unknown;
+  result: unknown;
+  errors: { path: string; message: string }[] | null;
+}
+
+export interface EventQuery {
+  route?: string;
+  eventType?: EventType;
+  status?: EventStatus;
+  since?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export const AUDIT_ACTIONS = ['create', 'update', 'delete', 'regenerate', 'export', 'import'] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const AUDIT_RESOURCES = ['endpoints', 'roles', 'users', 'external-users', 'access-tokens', 'settings', 'backup'] as const;
+export type AuditResource = (typeof AUDIT_RESOURCES)[number];
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: string;
+  action: AuditAction;
+  resource: AuditResource;
+  resourceId: number | null;
+  summary: string;
+}
+
+export interface AuditQuery {
+  limit?: number;
+  cursor?: string;
+}
+
+export interface Status {
+  version: string;
+  uptimeSeconds: number;
+  listenUrls: string[];
+  database: 'sqlite' | 'postgres';
+  queueDepth: number;
+  eventsPerMinute: number;
+}
+
+export interface BackupExportInput {
+  passphrase: string;
+}
+
+export interface BackupFile {
+  filename: string;
+  /** The encrypted backup, base64-encoded so it travels through JSON and IPC alike. */
+  data: string;
+}
+
+export interface BackupImportInput {
+  /** The encrypted backup file, base64-encoded. */
+  file: string;
+  passphrase: string;
+  dryRun?: boolean;
+}
+
+export const BACKUP_RESOURCES = ['endpoints', 'roles', 'users', 'externalUsers', 'accessTokens', 'settings'] as const;
+export type BackupResource = (typeof BACKUP_RESOURCES)[number];
+
+export interface BackupDiff {
+  dryRun: boolean;
+  changes: Record<BackupResource, { added: string[]; changed: string[]; removed: string[] }>;
+}

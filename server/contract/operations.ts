@@ -1,0 +1,103 @@
+import type {
+  AccessToken,
+  AccessTokenInput,
+  AccessTokenWithValue,
+  AuditEntry,
+  AuditQuery,
+  BackupDiff,
+  BackupExportInput,
+  BackupFile,
+  BackupImportInput,
+  Endpoint,
+  EndpointInput,
+  EndpointUpdateResult,
+  EventQuery,
+  EventRecord,
+  ExternalUser,
+  ExternalUserInput,
+  Page,
+  Role,
+  RoleInput,
+  Settings,
+  SettingsUpdateResult,
+  Status,
+  User,
+  UserInput,
+} from './dto';
+
+interface ById {
+  id: number;
+}
+
+/**
+ * Every management operation with its input and output. This map is the single source that the
+ * services implement and that the HTTP admin routes, the IPC handler table, the preload bridge
+ * and the renderer's `api` module are typed against: adding an operation here without a handler
+ * in each of them fails `tsc`.
+ */
+export interface Operations {
+  listEndpoints: { input: void; output: Endpoint[] };
+  getEndpoint: { input: ById; output: Endpoint };
+  createEndpoint: { input: EndpointInput; output: Endpoint };
+  updateEndpoint: { input: ById & EndpointInput; output: EndpointUpdateResult };
+  deleteEndpoint: { input: ById; output: void };
+
+  listRoles: { input: void; output: Role[] };
+  getRole: { input: ById; output: Role };
+  createRole: { input: RoleInput; output: Role };
+  updateRole: { input: ById & RoleInput; output: Role };
+  deleteRole: { input: ById; output: void };
+
+  listUsers: { input: void; output: User[] };
+  getUser: { input: ById; output: User };
+  createUser: { input: UserInput; output: User };
+  updateUser: { input: ById & UserInput; output: User };
+  deleteUser: { input: ById; output: void };
+
+  listExternalUsers: { input: void; output: ExternalUser[] };
+  getExternalUser: { input: ById; output: ExternalUser };
+  createExternalUser: { input: ExternalUserInput; output: ExternalUser };
+  updateExternalUser: { input: ById & ExternalUserInput; output: ExternalUser };
+  deleteExternalUser: { input: ById; output: void };
+
+  listAccessTokens: { input: void; output: AccessToken[] };
+  getAccessToken: { input: ById; output: AccessToken };
+  createAccessToken: { input: AccessTokenInput; output: AccessTokenWithValue };
+  regenerateAccessToken: { input: ById; output: AccessTokenWithValue };
+  deleteAccessToken: { input: ById; output: void };
+
+  listEvents: { input: EventQuery; output: Page<EventRecord> };
+  getEvent: { input: { id: string }; output: EventRecord };
+
+  getSettings: { input: void; output: Settings };
+  updateSettings: { input: Partial<Settings>; output: SettingsUpdateResult };
+
+  listAudit: { input: AuditQuery; output: Page<AuditEntry> };
+
+  exportBackup: { input: BackupExportInput; output: BackupFile };
+  importBackup: { input: BackupImportInput; output: BackupDiff };
+
+  getStatus: { input: void; output: Status };
+}
+
+export type OperationName = keyof Operations;
+export type OperationInput<K extends OperationName> = Operations[K]['input'];
+export type OperationOutput<K extends OperationName> = Operations[K]['output'];
+
+/** Who performs a call: recorded in the audit log as `user:<username>` or `cli`. */
+export interface CallContext {
+  actor: string;
+}
+
+/** The server side: every operation, given the caller. */
+export type GatewayHandlers = {
+  [K in OperationName]: (input: OperationInput<K>, context: CallContext) => Promise<OperationOutput<K>>;
+};
+
+/** The client side (renderer, preload): the transport supplies the caller. */
+export type GatewayApi = {
+  [K in OperationName]: (input: OperationInput<K>) => Promise<OperationOutput<K>>;
+};
+
+/** How results cross IPC: thrown errors lose their fields there, so failures travel as data. */
+export type IpcResult<T> = { ok: true; data: T } | ({ ok: false } & import('./errors').ErrorData);

@@ -1,0 +1,27 @@
+import type { FieldError } from '../contract/errors';
+
+/**
+ * The outcome of validating/normalizing a payload. `warnings` carry lenient-mode corrections
+ * (EPCIS) and are returned to the client beside the result; `errors` make the request a 422.
+ * Paths are JSON Pointers into the submitted body (`/epcisBody/eventList/0/action`, `` for the root).
+ */
+export type Validation<T> = { ok: true; value: T; warnings: FieldError[] } | { ok: false; errors: FieldError[] };
+
+/** Parsing raw body text; `ok:false` means malformed JSON (a 400 `invalid_json`, not a 422). */
+export type BodyParse = { ok: true; json: unknown } | { ok: false; message: string };
+
+/** Facts about the request that processors may fall back to (reader id, trigger source, read time). */
+export interface ReceiveContext {
+  /** `external:<username>`, `user:<username>`, `token:<token name>` or `anonymous`. */
+  principal: string;
+  /** Milliseconds since the epoch at which the gateway received the request. */
+  receivedAt: number;
+}
+
+export const ok = <T>(value: T, warnings: FieldError[] = []): Validation<T> => ({ ok: true, value, warnings });
+export const fail = <T = never>(errors: FieldError[]): Validation<T> => ({ ok: false, errors });
+
+/** Builds a JSON Pointer from path segments, escaping `~` and `/` as RFC 6901 requires. */
+export function pointer(...segments: (string | number)[]): string {
+  return segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+}
