@@ -3,7 +3,14 @@
  * SPEC §3 and §10; every transport sends exactly these objects.
  */
 
-export const EVENT_TYPES = ['AllData', 'CustomTrigger', 'EpcisMessage', 'EpcisObject', 'GhostData', 'UHFTagRead'] as const;
+export const EVENT_TYPES = [
+  'AllData',
+  'CustomTrigger',
+  'EpcisMessage',
+  'EpcisObject',
+  'GhostData',
+  'UHFTagRead',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export const REQUEST_TYPES = ['HttpPost', 'HttpGet'] as const;
@@ -194,7 +201,15 @@ export interface EventQuery {
 export const AUDIT_ACTIONS = ['create', 'update', 'delete', 'regenerate', 'export', 'import'] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const AUDIT_RESOURCES = ['endpoints', 'roles', 'users', 'external-users', 'access-tokens', 'settings', 'backup'] as const;
+export const AUDIT_RESOURCES = [
+  'endpoints',
+  'roles',
+  'users',
+  'external-users',
+  'access-tokens',
+  'settings',
+  'backup',
+] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 
 export interface AuditEntry {

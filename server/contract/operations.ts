@@ -24,6 +24,7 @@ import type {
   User,
   UserInput,
 } from './dto';
+import type { ErrorData } from './errors';
 
 interface ById {
   id: number;
@@ -89,9 +90,12 @@ export interface CallContext {
   actor: string;
 }
 
-/** The server side: every operation, given the caller. */
+/**
+ * The server side: every operation, given the caller. Inputs arrive as `unknown` because every
+ * transport delivers untrusted data; the services validate them at run time.
+ */
 export type GatewayHandlers = {
-  [K in OperationName]: (input: OperationInput<K>, context: CallContext) => Promise<OperationOutput<K>>;
+  [K in OperationName]: (input: unknown, context: CallContext) => Promise<OperationOutput<K>>;
 };
 
 /** The client side (renderer, preload): the transport supplies the caller. */
@@ -100,4 +104,4 @@ export type GatewayApi = {
 };
 
 /** How results cross IPC: thrown errors lose their fields there, so failures travel as data. */
-export type IpcResult<T> = { ok: true; data: T } | ({ ok: false } & import('./errors').ErrorData);
+export type IpcResult<T> = { ok: true; data: T } | ({ ok: false } & ErrorData);

@@ -1,0 +1,143 @@
+import type { Db } from '../db';
+import { bearerTokensRepo } from '../repositories/bearer-tokens.repo';
+import { nameKey } from '../repositories/db-types';
+import { DUMMY_PASSWORD_HASH, safeEqual, sha256Hex, verifyPassword } from '../secrets';
+import type { ConfigChanges } from '../services/changes';
+import type { SettingsService } from '../services/settings.service';
+import { expiryInstant } from '../time';
+import type { AuthDirectory, DirectoryExternalUser, DirectoryUser } from './directory';
+
+export type Principal =
+  | { kind: 'external'; user: DirectoryExternalUser }
+  | { kind: 'user'; user: DirectoryUser }
+  | { kind: 'token'; id: number; name: string; role: string }
+  | { kind: 'anonymous' };
+
+/** The principal as events and audit entries name it (SPEC §10). */
+export function principalName(principal: Principal): string {
+  switch (principal.kind) {
+    case 'external':
+      return `external:${principal.user.username}`;
+    case 'user':
+      return `user:${principal.user.username}`;
+    case 'token':
+      return `token:${principal.name}`;
+    case 'anonymous':
+      return 'anonymous';
+  }
+}
+
+export type PresentedCredential =
+  | { scheme: 'basic'; username: string; password: string; header: string }
+  | { scheme: 'bearer'; token: string }
+  /** `Authorization: <access token>`: the value alone, as the source describes access tokens. */
+  | { scheme: 'raw'; token: string }
+  | { scheme: 'malformed' };
+
+/** Splits an Authorization header; null when there is none. */
+export function parseAuthorization(header: string | undefined): PresentedCredential | null {
+  if (header === undefined || header.trim() === '') return null;
+  const value = header.trim();
+  const space = value.indexOf(' ');
+  const scheme = space === -1 ? '' : value.slice(0, space).toLowerCase();
+  const rest = space === -1 ? '' : value.slice(space + 1).trim();
+  if (scheme === 'basic') {
+    const decoded = Buffer.from(rest, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 1) return { scheme: 'malformed' };
+    return { scheme: 'basic', username: decoded.slice(0, colon), password: decoded.slice(colon + 1), header: value };
+  }
+  if (scheme === 'bearer') return rest ? { scheme: 'bearer', token: rest } : { scheme: 'malformed' };
+  if (space === -1) return { scheme: 'raw', token: value };
+  return { scheme: 'malformed' };
+}
+
+export type Verification<P> = { ok: true; principal: P } | { ok: false; code: 'credentials_invalid' | 'token_expired' };
+
+const BASIC_CACHE_TTL_MS = 60_000;
+const CACHE_LIMIT = 10_000;
+
+/**
+ * Verifies presented credentials against the in-memory directory. bcrypt runs only on a cache
+ * miss: verified Basic headers are remembered (by SHA-256 of the header) for a minute, and every
+ * cache is dropped the moment users, external users or tokens change.
+ */
+export class CredentialVerifier {
+  private readonly basicCache = new Map<string, { username: string; passwordHash: string; expiresAt: number }>();
+  private readonly sessionCache = new Map<string, { userId: number; expiresAt: number }>();
+
+  constructor(
+    private readonly deps: { db: Db; directory: AuthDirectory; settings: SettingsService; now: () => number },
+    changes: ConfigChanges,
+  ) {
+    changes.subscribe((resources) => {
+      if (resources.has('externalUsers') || resources.has('users')) this.basicCache.clear();
+      if (resources.has('users') || resources.has('sessions')) this.sessionCache.clear();
+    });
+  }
+
+  /** Basic credentials of an external user (data routes). */
+  async verifyExternal(credential: {
+    username: string;
+    password: string;
+    header: string;
+  }): Promise<Verification<DirectoryExternalUser>> {
+    const directory = await this.deps.directory.get();
+    const user = directory.externalUsersByName.get(nameKey(credential.username));
+    const cacheKey = sha256Hex(credential.header);
+    const cached = this.basicCache.get(cacheKey);
+    if (user && cached && cached.expiresAt > this.deps.now() && safeEqual(cached.passwordHash, user.passwordHash)) {
+      return { ok: true, principal: user };
+    }
+    const valid = await verifyPassword(credential.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !valid) return { ok: false, code: 'credentials_invalid' };
+    if (this.basicCache.size >= CACHE_LIMIT) this.basicCache.clear();
+    this.basicCache.set(cacheKey, {
+      username: user.username,
+      passwordHash: user.passwordHash,
+      expiresAt: this.deps.now() + BASIC_CACHE_TTL_MS,
+    });
+    return { ok: true, principal: user };
+  }
+
+  /** A dashboard user's password (/token): never cached, logins are rare. Disabled users fail. */
+  async verifyUserPassword(username: string, password: string): Promise<Verification<DirectoryUser>> {
+    const directory = await this.deps.directory.get();
+    const user = directory.usersByName.get(nameKey(username));
+    const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !valid || !user.active) return { ok: false, code: 'credentials_invalid' };
+    return { ok: true, principal: user };
+  }
+
+  /** A `gwbt_` bearer token from /token: alive while unexpired and its user active. */
+  async verifyBearer(token: string): Promise<Verification<DirectoryUser>> {
+    const hash = sha256Hex(token);
+    let session = this.sessionCache.get(hash);
+    if (!session) {
+      const row = await bearerTokensRepo.findByHash(this.deps.db.knex, hash);
+      if (!row) return { ok: false, code: 'credentials_invalid' };
+      session = row;
+      if (this.sessionCache.size >= CACHE_LIMIT) this.sessionCache.clear();
+      this.sessionCache.set(hash, session);
+    }
+    if (session.expiresAt <= this.deps.now()) return { ok: false, code: 'token_expired' };
+    const user = (await this.deps.directory.get()).usersById.get(session.userId);
+    if (!user || !user.active) return { ok: false, code: 'credentials_invalid' };
+    return { ok: true, principal: user };
+  }
+
+  /** A `gwat_` access token: valid until 00:00 after its expiry date in the current time zone. */
+  async verifyAccessToken(token: string): Promise<Verification<{ id: number; name: string; role: string }>> {
+    const entry = (await this.deps.directory.get()).accessTokensByHash.get(sha256Hex(token));
+    if (!entry) return { ok: false, code: 'credentials_invalid' };
+    if (this.deps.now() >= expiryInstant(entry.expiryDate, this.deps.settings.current().timeZone)) {
+      return { ok: false, code: 'token_expired' };
+    }
+    return { ok: true, principal: entry };
+  }
+
+  /** Called by /token after issuing a session, so its first use needs no database read. */
+  rememberSession(token: string, userId: number, expiresAt: number): void {
+    this.sessionCache.set(sha256Hex(token), { userId, expiresAt });
+  }
+}

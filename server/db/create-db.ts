@@ -1,0 +1,90 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import { migrationSource } from './migration-source';
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+export type DbConfig = { kind: 'sqlite'; filename: string } | { kind: 'postgres'; url: string };
+
+export interface Db {
+  knex: Knex;
+  kind: DatabaseKind;
+  /** Runs every pending migration (Knex's migration lock makes concurrent starts migrate once). */
+  migrate(): Promise<void>;
+  /** Rolls every migration back; used by `gateway migrate --down` and the migration test. */
+  rollbackAll(): Promise<void>;
+  close(): Promise<void>;
+}
+
+type SqliteConnection = { run(sql: string, callback: (error: Error | null) => void): void };
+
+/**
+ * Pragmas are per connection in SQLite, so they are set whenever the pool opens one.
+ * WAL lets readers run beside the writer; synchronous=FULL makes a returned COMMIT durable
+ * (the promise behind every 202); busy_timeout rides out a checkpoint instead of failing.
+ */
+const SQLITE_PRAGMAS = [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA synchronous = FULL',
+  'PRAGMA foreign_keys = ON',
+  'PRAGMA busy_timeout = 5000',
+];
+
+function sqliteConfig(filename: string): Knex.Config {
+  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  return {
+    client: 'sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    // One connection: SQLite has one writer anyway, and group commit batches behind it.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(connection: SqliteConnection, done: (error: Error | null, connection: SqliteConnection) => void) {
+        const next = (index: number): void => {
+          const pragma = SQLITE_PRAGMAS[index];
+          if (pragma === undefined) return done(null, connection);
+          connection.run(pragma, (error) => (error ? done(error, connection) : next(index + 1)));
+        };
+        next(0);
+      },
+    },
+  };
+}
+
+function postgresConfig(url: string): Knex.Config {
+  return {
+    client: 'pg',
+    connection: url,
+    pool: { min: 0, max: 10 },
+  };
+}
+
+/** Opens the database, migrates it (unless told not to), and hands back one object to close it. */
+export async function createDb(config: DbConfig, options: { migrate?: boolean } = {}): Promise<Db> {
+  const knex = knexFactory(config.kind === 'sqlite' ? sqliteConfig(config.filename) : postgresConfig(config.url));
+  const migrations: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
+  const db: Db = {
+    knex,
+    kind: config.kind,
+    async migrate() {
+      await knex.migrate.latest(migrations);
+    },
+    async rollbackAll() {
+      await knex.migrate.rollback(migrations, true);
+    },
+    async close() {
+      await knex.destroy();
+    },
+  };
+  try {
+    // Touch the database now so a bad path or an unreachable server fails here, not mid-request.
+    await knex.raw('select 1');
+    if (options.migrate !== false) await db.migrate();
+  } catch (error) {
+    await knex.destroy();
+    throw error;
+  }
+  return db;
+}

@@ -1,0 +1,1 @@
+export { createDb, type Db, type DbConfig, type DatabaseKind } from './create-db';

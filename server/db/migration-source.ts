@@ -1,0 +1,23 @@
+import type { Knex } from 'knex';
+import * as configuration from '../../migrations/20261123070000_configuration';
+import * as events from '../../migrations/20261123070100_events';
+
+interface MigrationModule {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Migrations are imported, not discovered: a bundled desktop app has no `migrations/` folder to
+ * scan. A test checks that this list names every file in `migrations/`, in order.
+ */
+export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = [
+  { name: '20261123070000_configuration', module: configuration },
+  { name: '20261123070100_events', module: events },
+];
+
+export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {
+  getMigrations: () => Promise.resolve([...MIGRATIONS]),
+  getMigrationName: (migration) => migration.name,
+  getMigration: (migration) => Promise.resolve(migration.module),
+};

@@ -1,0 +1,109 @@
+import type { FieldError } from '../../contract/errors';
+
+/** The JSON-LD context of EPCIS 2.0, assumed for a bare event sent without one (SPEC §10). */
+export const EPCIS_CONTEXT = 'https://ref.gs1.org/standards/epcis/2.0.0/epcis-context.jsonld';
+
+/** Errors beyond this many are counted, not listed: a 100k-event document must not answer with 100k errors. */
+export const MAX_ERRORS = 100;
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `Array.isArray` narrows `unknown` to `any[]`; this keeps the items `unknown`. */
+export const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
+
+export const isNonEmptyArray = (value: unknown): value is unknown[] => Array.isArray(value) && value.length > 0;
+
+/**
+ * Errors (capped) and lenient-mode warnings of one validation run. `lenient` travels with it so
+ * that every checker can decide between correcting a known deviation and reporting it.
+ */
+export class Report {
+  readonly errors: FieldError[] = [];
+  readonly warnings: FieldError[] = [];
+  private overflow = false;
+
+  constructor(readonly lenient: boolean) {}
+
+  error(path: string, message: string): void {
+    if (this.errors.length < MAX_ERRORS) this.errors.push({ path, message });
+    else this.overflow = true;
+  }
+
+  warn(path: string, message: string): void {
+    this.warnings.push({ path, message });
+  }
+
+  /** True once the cap is reached; loops over events stop then instead of walking the rest. */
+  get full(): boolean {
+    return this.errors.length >= MAX_ERRORS;
+  }
+
+  /** The errors to answer with, plus a note when the cap stopped the listing (or the walk). */
+  result(): FieldError[] {
+    if (!this.overflow && !this.full) return this.errors;
+    const note = `error limit reached: only the first ${MAX_ERRORS} errors are listed, the input may hold more`;
+    return [...this.errors, { path: '', message: note }];
+  }
+}
+
+// An absolute URI as JSON Schema's `format: "uri"` reads RFC 3986: a scheme, a colon, then no
+// whitespace, no characters RFC 3986 excludes, and `%` only as a percent-escape. This is also
+// what makes `example:myField` or `ext1:float` a valid extension key: a compact IRI is a URI.
+const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`]+$/;
+const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/;
+
+export function isUri(value: unknown): boolean {
+  return typeof value === 'string' && URI.test(value) && !BAD_PERCENT.test(value);
+}
+
+/** A key the standard does not define is allowed only as a URI / prefixed name (`example:myField`). */
+export const isExtensionKey = (key: string): boolean => isUri(key);
+
+// RFC 3339 date-time. The offset is mandatory: EPCIS times are instants, and a local time cannot
+// be placed on the time line (JSON Schema's date-time format requires it too).
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const daysIn = (year: number, month: number): number =>
+  [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+
+/** Milliseconds since the epoch of an RFC 3339 date-time with offset, or null when it is not one. */
+export function parseDateTime(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const m = DATE_TIME.exec(value);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const [offH, offM] = [Number(m[10] ?? 0), Number(m[11] ?? 0)];
+  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
+  if (hour > 23 || minute > 59 || second > 60 || offH > 23 || offM > 59) return null;
+  // Fractions beyond milliseconds (the GS1 samples carry microseconds) are truncated.
+  const millis = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  // A leap second (:60) is counted as :59.999, the nearest instant JavaScript can hold.
+  date.setUTCHours(hour, minute, Math.min(second, 59), second === 60 ? 999 : millis);
+  const sign = m[9] === '-' ? -1 : 1;
+  return date.getTime() - sign * (offH * 60 + offM) * 60_000;
+}
+
+export const isDateTime = (value: unknown): value is string => parseDateTime(value) !== null;
+
+/** Structural equality of JSON values (used to merge @context values without duplicates). */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (isArray(a) || isArray(b)) {
+    return isArray(a) && isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+  }
+  if (!isRecord(a) || !isRecord(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => k in b && jsonEqual(a[k], b[k]));
+}

@@ -1,0 +1,63 @@
+import type { Settings } from '../contract/dto';
+import type { EventType, Page } from '../contract/dto';
+import type { FieldError } from '../contract/errors';
+import type { Queryable } from '../repositories/db-types';
+import type { BodyParse, ReceiveContext, Validation } from './types';
+
+/** The route facts a processor may depend on. */
+export interface RouteFacts {
+  epcisLenient: boolean;
+}
+
+export interface ProcessContext extends ReceiveContext {
+  route: RouteFacts;
+  settings: Settings;
+}
+
+/** Where a stored event came from; written once, with the names as they were at receive time. */
+export interface EventMeta {
+  id: string;
+  routeId: number;
+  routeName: string;
+  endpointId: number;
+  endpointName: string;
+  eventType: EventType;
+  receivedAt: number;
+  principal: string;
+  sourceIp: string;
+  requestId: string;
+}
+
+export interface StoreOutcome {
+  /** The answer's `result` (and the receipt's). */
+  result: Record<string, unknown>;
+  /** Normalized JSON kept for snapshots and the inspector; null when the raw payload is it. */
+  data: string | null;
+}
+
+/** Common GET parameters, already validated by the data plane. */
+export interface SnapshotQuery {
+  endpointId: number;
+  since?: number;
+  until?: number;
+  limit: number;
+  cursor?: string;
+  /** This event type's own filters, as validated by `parseFilters`. */
+  filters: Record<string, string | number>;
+}
+
+/**
+ * One event type: how its body parses, how it validates (pure), what it stores inside the group
+ * transaction (side effects such as the tag inventory), and what its GET snapshot returns. The
+ * same object serves the sync path, the async worker and the GET routes.
+ */
+export interface EventProcessor<Prepared = unknown> {
+  eventType: EventType;
+  parseBody(raw: string): BodyParse;
+  validate(json: unknown, context: ProcessContext): Validation<Prepared>;
+  store(trx: Queryable, prepared: Prepared, event: EventMeta, context: ProcessContext): Promise<StoreOutcome>;
+  /** The event type's own GET filters (beside since/until/limit/cursor). */
+  filterNames: readonly string[];
+  parseFilters(query: Record<string, string>): { ok: true; filters: Record<string, string | number> } | { ok: false; errors: FieldError[] };
+  snapshot(db: Queryable, query: SnapshotQuery): Promise<Page<unknown>>;
+}

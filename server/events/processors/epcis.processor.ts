@@ -1,0 +1,120 @@
+import type { FieldError } from '../../contract/errors';
+import { newEventId } from '../../ids';
+import { eventWrites } from '../../repositories/events.repo';
+import { facetsRepo } from '../../repositories/snapshots.repo';
+import type { Queryable } from '../../repositories/db-types';
+import { iso } from '../../time';
+import { eventFacets, normalizeBizStep, toStoredEvent, validateEpcis, type EpcisInput } from '../epcis';
+import { parseJsonBody } from '../json-body';
+import type { EventMeta, EventProcessor, SnapshotQuery } from '../processor';
+import { eventSnapshotPage, parseInstant, parseStored } from './snapshot-support';
+
+/** Index the filterable facts of EPCIS events under the stored event that holds them. */
+async function indexFacets(trx: Queryable, eventId: string, endpointId: number, events: Record<string, unknown>[]): Promise<void> {
+  const rows: Parameters<typeof facetsRepo.insertMany>[1] = [];
+  const add = (name: string, value: string | null, num: number | null) => rows.push({ eventId, endpointId, name, value, num });
+  for (const event of events) {
+    const facets = eventFacets(event);
+    add('type', facets.type, null);
+    if (facets.bizStep) add('bizStep', facets.bizStep, null);
+    for (const epc of facets.epcs) add('epc', epc, null);
+    if (facets.eventTime !== null) add('eventTime', null, facets.eventTime);
+  }
+  await facetsRepo.insertMany(trx, rows);
+}
+
+const FILTERS = ['type', 'bizStep', 'epc', 'eventTimeFrom', 'eventTimeTo'] as const;
+
+function parseEpcisFilters(query: Record<string, string>) {
+  const errors: FieldError[] = [];
+  const filters: Record<string, string | number> = {};
+  for (const name of ['type', 'bizStep', 'epc'] as const) {
+    const value = query[name];
+    if (value === undefined) continue;
+    if (value === '') errors.push({ path: `/${name}`, message: `${name} must not be empty` });
+    else filters[name] = name === 'bizStep' ? normalizeBizStep(value) : value;
+  }
+  for (const name of ['eventTimeFrom', 'eventTimeTo'] as const) {
+    const value = query[name];
+    if (value === undefined) continue;
+    const at = parseInstant(name, value, errors);
+    if (at !== undefined) filters[name] = at;
+  }
+  return errors.length > 0 ? { ok: false as const, errors } : { ok: true as const, filters };
+}
+
+function facetFilter(query: SnapshotQuery) {
+  const f = query.filters;
+  const facets = (['type', 'bizStep', 'epc'] as const).flatMap((name) => (f[name] === undefined ? [] : [{ name, value: String(f[name]) }]));
+  const from = typeof f.eventTimeFrom === 'number' ? f.eventTimeFrom : undefined;
+  const to = typeof f.eventTimeTo === 'number' ? f.eventTimeTo : undefined;
+  return { facets, numericFacet: from === undefined && to === undefined ? undefined : { name: 'eventTime', from, to } };
+}
+
+/** EpcisMessage: one validated document (or query document) kept whole as one event. */
+export const epcisMessageProcessor: EventProcessor<EpcisInput> = {
+  eventType: 'EpcisMessage',
+  parseBody: parseJsonBody,
+  validate: (json, context) => validateEpcis(json, { lenient: context.route.epcisLenient, allowBareEvents: false }),
+  async store(trx, input, event, context) {
+    await indexFacets(trx, event.id, event.endpointId, input.events);
+    // Strict routes keep the document as received (the raw payload); lenient ones the corrected copy.
+    return { result: { eventCount: input.events.length }, data: context.route.epcisLenient ? JSON.stringify(input.document) : null };
+  },
+  filterNames: FILTERS,
+  parseFilters: parseEpcisFilters,
+  snapshot: (db, query) =>
+    eventSnapshotPage(db, query, { eventType: 'EpcisMessage', children: false, ...facetFilter(query) }, (row) => ({
+      id: row.id,
+      receivedAt: iso(row.received_at),
+      eventCount: (parseStored(row.result) as { eventCount?: number } | null)?.eventCount ?? 0,
+      document: parseStored(row.data ?? row.payload),
+    })),
+};
+
+/** EpcisObject: every EPCIS event stored as its own event (a child of the submission). */
+export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
+  eventType: 'EpcisObject',
+  parseBody: parseJsonBody,
+  validate: (json, context) => validateEpcis(json, { lenient: context.route.epcisLenient, allowBareEvents: true }),
+  async store(trx, input, event) {
+    const children = input.events.map((epcisEvent) => ({ id: newEventId(event.receivedAt), stored: toStoredEvent(epcisEvent, input.context) }));
+    await eventWrites.insertMany(
+      trx,
+      children.map((child) => childRow(event, child.id, JSON.stringify(child.stored))),
+    );
+    for (const child of children) await indexFacets(trx, child.id, event.endpointId, [child.stored]);
+    return { result: { eventCount: children.length, eventIds: children.map((child) => child.id) }, data: null };
+  },
+  filterNames: FILTERS,
+  parseFilters: parseEpcisFilters,
+  snapshot: (db, query) =>
+    eventSnapshotPage(db, query, { eventType: 'EpcisObject', children: true, ...facetFilter(query) }, (row) => ({
+      id: row.id,
+      receivedAt: iso(row.received_at),
+      event: parseStored(row.payload),
+    })),
+};
+
+function childRow(parent: EventMeta, id: string, payload: string) {
+  return {
+    id,
+    parent_id: parent.id,
+    route_id: parent.routeId,
+    route_name: parent.routeName,
+    endpoint_id: parent.endpointId,
+    endpoint_name: parent.endpointName,
+    event_type: parent.eventType,
+    status: 'processed' as const,
+    received_at: parent.receivedAt,
+    processed_at: parent.receivedAt,
+    principal: parent.principal,
+    source_ip: parent.sourceIp,
+    request_id: parent.requestId,
+    payload,
+    data: null,
+    result: null,
+    errors: null,
+    warnings: null,
+  };
+}

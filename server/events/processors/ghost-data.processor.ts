@@ -1,0 +1,42 @@
+import { ghostRowsRepo } from '../../repositories/snapshots.repo';
+import { iso } from '../../time';
+import { normalizeGhostData, type GhostRow } from '../ghost-data';
+import { parseJsonBody } from '../json-body';
+import type { EventProcessor } from '../processor';
+import { textFilters } from './snapshot-support';
+
+/** GhostData: the mobile client's tables, stored row by row so GET can filter by table. */
+export const ghostDataProcessor: EventProcessor<GhostRow[]> = {
+  eventType: 'GhostData',
+  parseBody: parseJsonBody,
+  validate: (json) => normalizeGhostData(json),
+  async store(trx, rows, event) {
+    await ghostRowsRepo.insertMany(
+      trx,
+      event.id,
+      event.endpointId,
+      event.receivedAt,
+      rows.map((r) => ({ table: r.table, row: JSON.stringify(r.row) })),
+    );
+    return { result: { tables: new Set(rows.map((r) => r.table)).size, rows: rows.length }, data: null };
+  },
+  filterNames: ['table'],
+  parseFilters: (query) => textFilters(query, ['table']),
+  async snapshot(db, query) {
+    const beforeId = query.cursor !== undefined && /^\d{1,15}$/.test(query.cursor) ? Number(query.cursor) : undefined;
+    const rows = await ghostRowsRepo.page(db, {
+      endpointId: query.endpointId,
+      table: query.filters.table === undefined ? undefined : String(query.filters.table),
+      since: query.since,
+      until: query.until,
+      beforeId,
+      limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    return {
+      items: page.map((r) => ({ eventId: r.eventId, receivedAt: iso(r.receivedAt), table: r.table, row: JSON.parse(r.row) as unknown })),
+      nextCursor: rows.length > query.limit && last ? String(last.id) : null,
+    };
+  },
+};

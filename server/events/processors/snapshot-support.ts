@@ -1,0 +1,56 @@
+import type { FieldError } from '../../contract/errors';
+import { EVENT_ID } from '../../ids';
+import { eventWrites, type EventRow, type EventSnapshotFilter } from '../../repositories/events.repo';
+import type { Queryable } from '../../repositories/db-types';
+import type { SnapshotQuery } from '../processor';
+
+export type FilterResult = { ok: true; filters: Record<string, string | number> } | { ok: false; errors: FieldError[] };
+
+/** Filters that take any non-empty text. */
+export function textFilters(query: Record<string, string>, names: readonly string[]): FilterResult {
+  const filters: Record<string, string> = {};
+  const errors: FieldError[] = [];
+  for (const name of names) {
+    const value = query[name];
+    if (value === undefined) continue;
+    if (value === '') errors.push({ path: `/${name}`, message: `${name} must not be empty` });
+    else filters[name] = value;
+  }
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, filters };
+}
+
+/** ISO 8601 date-time query value → ms, or an error at its parameter. */
+export function parseInstant(name: string, value: string, errors: FieldError[]): number | undefined {
+  const ms = /^\d{4}-\d{2}-\d{2}(T.*)?$/.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(ms)) {
+    errors.push({ path: `/${name}`, message: `${name} must be an ISO 8601 date-time` });
+    return undefined;
+  }
+  return ms;
+}
+
+/**
+ * A page of stored events for snapshot types backed by the `events` table, newest first, with
+ * the id as keyset cursor (ids sort by time). One extra row tells whether a next page exists.
+ */
+export async function eventSnapshotPage<T>(
+  db: Queryable,
+  query: SnapshotQuery,
+  filter: Omit<EventSnapshotFilter, 'endpointId' | 'since' | 'until' | 'beforeId' | 'limit'>,
+  toItem: (row: EventRow) => T,
+): Promise<{ items: T[]; nextCursor: string | null }> {
+  const beforeId = query.cursor !== undefined && EVENT_ID.test(query.cursor) ? query.cursor : undefined;
+  const rows = await eventWrites.snapshotPage(db, {
+    ...filter,
+    endpointId: query.endpointId,
+    since: query.since,
+    until: query.until,
+    beforeId,
+    limit: query.limit + 1,
+  });
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return { items: page.map(toItem), nextCursor: rows.length > query.limit && last ? last.id : null };
+}
+
+export const parseStored = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));

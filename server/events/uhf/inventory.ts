@@ -1,0 +1,132 @@
+import type { TagRead } from './tag-read';
+
+/** The live inventory's row for one EPC (per endpoint; the caller keeps one state per endpoint). */
+export interface InventoryEntry {
+  epc: string;
+  epcUri: string;
+  tid: string | null;
+  /** Reader, antenna and RSSI of the read with the latest read time. */
+  readerId: string;
+  antenna: number | null;
+  rssi: number | null;
+  /** Earliest and latest read time seen, ms since the epoch. */
+  firstSeen: number;
+  lastSeen: number;
+  /** Counted reads: reads outside the dedup window. */
+  readCount: number;
+}
+
+/** What dedup needs from storage. The caller loads it, `applyTagReads` mutates it. */
+export interface DedupState {
+  /** Key `dedupKey(epc, readerId, antenna)` → read time (ms) of the latest COUNTED read. */
+  lastCounted: Map<string, number>;
+  /** By EPC. */
+  inventory: Map<string, InventoryEntry>;
+}
+
+export interface ApplySummary {
+  /** Tag records in the batch (heartbeats and non-inventory events were already dropped). */
+  reads: number;
+  /** Distinct EPCs in the batch. */
+  uniqueEpcs: number;
+  /** Reads of the batch that fell inside the window, against the batch or earlier state. */
+  duplicatesSuppressed: number;
+}
+
+export interface ApplyResult {
+  summary: ApplySummary;
+  /** EPCs whose inventory entry was created or changed: the rows to write. */
+  changedEpcs: Set<string>;
+  /** Dedup keys whose `lastCounted` was created or changed. */
+  changedKeys: Set<string>;
+}
+
+/**
+ * The dedup key of a reader antenna seeing an EPC. JSON keeps it unambiguous whatever the
+ * reader id contains (a separator character could otherwise collide), and a null antenna stays
+ * distinct from antenna 0.
+ */
+export function dedupKey(epc: string, readerId: string, antenna: number | null): string {
+  return JSON.stringify([epc, readerId, antenna]);
+}
+
+/**
+ * Applies a batch of reads, in body order, to the dedup state and inventory (SPEC §10):
+ * - a read is suppressed when |readAt − lastCounted| < windowMs for its EPC + reader + antenna
+ *   (either side, so a late read just before a counted one is a duplicate too; windowMs 0
+ *   never suppresses); otherwise it counts, and the reference becomes the latest counted read
+ *   time, max(lastCounted, readAt), so a late counted read never moves the window back;
+ * - readCount counts counted reads; firstSeen/lastSeen are the min/max read times of all reads;
+ * - readerId/antenna/rssi follow the read with the latest read time, counted or suppressed
+ *   (on a tie the later-processed read wins); tid follows any read that carries one.
+ */
+export function applyTagReads(reads: TagRead[], state: DedupState, windowMs: number): ApplyResult {
+  const changedEpcs = new Set<string>();
+  const changedKeys = new Set<string>();
+  const batchEpcs = new Set<string>();
+  let duplicatesSuppressed = 0;
+
+  for (const read of reads) {
+    batchEpcs.add(read.epc);
+    const key = dedupKey(read.epc, read.readerId, read.antenna);
+    const reference = state.lastCounted.get(key);
+    const suppressed = reference !== undefined && Math.abs(read.readAt - reference) < windowMs;
+    if (suppressed) {
+      duplicatesSuppressed++;
+    } else if (reference === undefined || read.readAt > reference) {
+      state.lastCounted.set(key, read.readAt);
+      changedKeys.add(key);
+    }
+    if (updateInventory(state.inventory, read, !suppressed)) changedEpcs.add(read.epc);
+  }
+
+  return {
+    summary: { reads: reads.length, uniqueEpcs: batchEpcs.size, duplicatesSuppressed },
+    changedEpcs,
+    changedKeys,
+  };
+}
+
+/** Folds one read into its EPC's entry; true when the entry was created or changed. */
+function updateInventory(inventory: Map<string, InventoryEntry>, read: TagRead, counted: boolean): boolean {
+  const entry = inventory.get(read.epc);
+  if (entry === undefined) {
+    inventory.set(read.epc, {
+      epc: read.epc,
+      epcUri: read.epcUri,
+      tid: read.tid,
+      readerId: read.readerId,
+      antenna: read.antenna,
+      rssi: read.rssi,
+      firstSeen: read.readAt,
+      lastSeen: read.readAt,
+      // 0 only when storage had a dedup reference for this EPC but no inventory row.
+      readCount: counted ? 1 : 0,
+    });
+    return true;
+  }
+
+  let changed = false;
+  if (counted) {
+    entry.readCount++;
+    changed = true;
+  }
+  if (read.readAt < entry.firstSeen && assign(entry, 'firstSeen', read.readAt)) changed = true;
+  // `>=`: on equal read times the later-processed read is the latest one.
+  if (read.readAt >= entry.lastSeen) {
+    if (assign(entry, 'lastSeen', read.readAt)) changed = true;
+    if (assign(entry, 'readerId', read.readerId)) changed = true;
+    if (assign(entry, 'antenna', read.antenna)) changed = true;
+    if (assign(entry, 'rssi', read.rssi)) changed = true;
+  }
+  if (read.tid !== null && assign(entry, 'tid', read.tid)) changed = true;
+  // The URI is derived from the EPC; refreshing it repairs rows written by an older decoder.
+  if (assign(entry, 'epcUri', read.epcUri)) changed = true;
+  return changed;
+}
+
+function assign<K extends keyof InventoryEntry>(entry: InventoryEntry, key: K, value: InventoryEntry[K]): boolean {
+  if (entry[key] === value) return false;
+  entry[key] = value;
+  return true;
+}

@@ -1,0 +1,187 @@
+import type Koa from 'koa';
+import type { Middleware } from 'koa';
+import { CredentialVerifier } from './auth/credentials';
+import { AuthDirectory } from './auth/directory';
+import { Lockout } from './auth/lockout';
+import type { GatewayHandlers } from './contract/operations';
+import { createDb, type Db, type DbConfig } from './db';
+import { createApp } from './http/app';
+import { createLogger, type Logger } from './logger';
+import { eventsRepo } from './repositories/events.repo';
+import { dataPlane } from './ingest/data-plane';
+import { GroupCommit } from './ingest/group-commit';
+import { Idempotency } from './ingest/idempotency';
+import { Pipeline } from './ingest/pipeline';
+import { LiveRoutes } from './ingest/route-table';
+import { QueueDepth, Worker } from './ingest/worker';
+import { createAccessTokensService } from './services/access-tokens.service';
+import { createAuditService } from './services/audit.service';
+import { createBackupService } from './services/backup';
+import { ensureBuiltInRoles, ensureFirstAdmin } from './services/bootstrap';
+import { ConfigChanges } from './services/changes';
+import { createEndpointsService } from './services/endpoints.service';
+import { createEventsService } from './services/events.service';
+import { createExternalUsersService } from './services/external-users.service';
+import { createRolesService } from './services/roles.service';
+import type { ServiceDeps } from './services/service-deps';
+import { createSessionsService } from './services/sessions.service';
+import { createSettingsService } from './services/settings.service';
+import { createUsersService } from './services/users.service';
+import { VERSION } from './version';
+
+export interface GatewayOptions {
+  database: DbConfig;
+  logger?: Logger;
+  /** First-start admin password (GATEWAY_ADMIN_PASSWORD); generated when absent. */
+  adminPassword?: string;
+  adminAssets?: Middleware;
+  now?: () => number;
+}
+
+/** What the status operation needs from the running server (set once it listens). */
+export interface RuntimeInfo {
+  listenUrls: string[];
+  startedAt: number;
+}
+
+export interface Gateway {
+  app: Koa;
+  db: Db;
+  handlers: GatewayHandlers;
+  changes: ConfigChanges;
+  deps: ServiceDeps;
+  runtime: RuntimeInfo;
+  commit: GroupCommit;
+  /** Set on the first start only: the generated admin password, to print once. */
+  firstAdmin: { username: string; generatedPassword: string | null } | null;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root shared by `gateway serve`, the desktop shell and the tests: opens the
+ * database, builds services over it, and assembles the contract handlers and the Koa app.
+ */
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const logger = options.logger ?? createLogger();
+  const now = options.now ?? Date.now;
+  const db = await createDb(options.database);
+  const changes = new ConfigChanges();
+  const audit = createAuditService({ db, now });
+  const settings = createSettingsService({ db, changes, audit });
+  await settings.reload();
+  await ensureBuiltInRoles(db);
+  const firstAdmin = await ensureFirstAdmin(db, {
+    password: options.adminPassword,
+    bcryptCost: settings.current().bcryptCost,
+    now: now(),
+  });
+
+  const deps: ServiceDeps = { db, changes, audit, settings, now };
+  const directory = new AuthDirectory(db, changes);
+  const verifier = new CredentialVerifier({ db, directory, settings, now }, changes);
+  const lockout = new Lockout(() => settings.current().authFailureLimit, now);
+  const sessions = createSessionsService({ db, settings, verifier, now });
+  const runtime: RuntimeInfo = { listenUrls: [], startedAt: now() };
+
+  // Data plane: live routes, group commit, the queue and its worker.
+  const routes = new LiveRoutes(db, changes);
+  const commit = new GroupCommit(db);
+  const pipeline = new Pipeline(commit, () => settings.current(), now);
+  const depth = new QueueDepth();
+  const idempotency = new Idempotency(db, now);
+  const worker = new Worker({
+    db,
+    pipeline,
+    depth,
+    logger,
+    now,
+    lenientFor: (routeId) => {
+      const table = routes.get();
+      if (table instanceof Promise) return false;
+      for (const live of table.values()) if (live.route.id === routeId) return live.route.epcisLenient;
+      return false;
+    },
+  });
+  await worker.start();
+
+  const handlers = {
+    ...createEndpointsService(deps),
+    ...createRolesService(deps),
+    ...createUsersService(deps),
+    ...createExternalUsersService(deps),
+    ...createAccessTokensService(deps),
+    ...createEventsService({ db }),
+    getSettings: () => settings.get(),
+    updateSettings: (input, context) => settings.update(input, context),
+    listAudit: (input) => audit.listAudit(input),
+    ...createBackupService(deps),
+    async getStatus() {
+      return {
+        version: VERSION,
+        uptimeSeconds: Math.floor((now() - runtime.startedAt) / 1000),
+        listenUrls: runtime.listenUrls,
+        database: db.kind,
+        queueDepth: depth.current,
+        eventsPerMinute: await eventsRepo.countReceivedSince(db.knex, now() - 60_000),
+      };
+    },
+  } satisfies GatewayHandlers;
+
+  const app = createApp({
+    logger,
+    handlers,
+    verifier,
+    lockout,
+    sessions,
+    adminAssets: options.adminAssets,
+    dataPlane: dataPlane({
+      db,
+      routes,
+      verifier,
+      lockout,
+      settings,
+      pipeline,
+      idempotency,
+      depth,
+      worker,
+      logger,
+      now,
+    }),
+    async health() {
+      try {
+        await db.knex.raw('select 1');
+        return {
+          ok: true,
+          body: {
+            status: 'ok',
+            version: VERSION,
+            database: { kind: db.kind, reachable: true },
+            queueDepth: await eventsRepo.countQueued(db.knex),
+          },
+        };
+      } catch {
+        return {
+          ok: false,
+          body: { status: 'unavailable', version: VERSION, database: { kind: db.kind, reachable: false } },
+        };
+      }
+    },
+  });
+
+  return {
+    app,
+    db,
+    handlers,
+    changes,
+    deps,
+    runtime,
+    firstAdmin,
+    commit,
+    async close() {
+      // The worker finishes its batch; what is still queued stays durable for the next start.
+      await worker.stop();
+      await commit.drain();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import Koa, { type Middleware } from 'koa';
+import compose from 'koa-compose';
+import type { CredentialVerifier } from '../auth/credentials';
+import type { Lockout } from '../auth/lockout';
+import type { GatewayHandlers } from '../contract/operations';
+import { AppError } from '../errors';
+import type { Logger } from '../logger';
+import type { SessionsService } from '../services/sessions.service';
+import { adminAuth } from './middleware/admin-auth';
+import { problems } from './middleware/problems';
+import { requestId } from './middleware/request-id';
+import { adminRouter } from './routes/admin.routes';
+import { tokenHandler } from './routes/token.routes';
+
+export const API_ROOT = '/GWENDPOINTAPI';
+export const ADMIN_API_PREFIX = `${API_ROOT}/_admin/api`;
+
+export interface HealthReport {
+  ok: boolean;
+  body: Record<string, unknown>;
+}
+
+export interface AppDeps {
+  logger: Logger;
+  handlers: GatewayHandlers;
+  verifier: CredentialVerifier;
+  lockout: Lockout;
+  sessions: SessionsService;
+  health: () => Promise<HealthReport>;
+  /** The data plane (`/GWENDPOINTAPI/<base>/<route>`); everything unmatched is a 404. */
+  dataPlane?: Middleware;
+  /** Serves the built renderer under `/GWENDPOINTAPI/_admin/` (web admin). */
+  adminAssets?: Middleware;
+}
+
+const notFound = (): AppError => new AppError('route_not_found', 'No active route is configured at this address');
+
+function onlyMethod(method: string, handler: Middleware): Middleware {
+  return async (ctx, next) => {
+    if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD')) {
+      throw new AppError('method_not_allowed', `Use ${method} here`, { headers: { Allow: method } });
+    }
+    await handler(ctx, next);
+  };
+}
+
+/**
+ * Builds the Koa application without listening (`startServer` owns the socket), so tests and the
+ * desktop shell create it the same way. Dispatch is by path prefix; the request id and the
+ * problem+json handler wrap everything.
+ */
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  const admin = adminRouter(deps.handlers);
+  admin.prefix(ADMIN_API_PREFIX);
+  // Router middleware expects its own context extensions, which it adds itself at run time.
+  const adminApi = compose([adminAuth(deps), admin.routes() as Middleware, admin.allowedMethods() as Middleware]);
+  const token = onlyMethod('POST', tokenHandler(deps));
+  const health = onlyMethod('GET', async (ctx) => {
+    const report = await deps.health();
+    ctx.status = report.ok ? 200 : 503;
+    ctx.body = report.body;
+    ctx.set('Cache-Control', 'no-store');
+  });
+
+  app.use(requestId());
+  app.use(problems(deps.logger));
+  app.use(async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    const path = ctx.path;
+    if (path === `${API_ROOT}/_health` || path === `${API_ROOT}/_health/`) return void (await health(ctx, next));
+    if (path === `${API_ROOT}/token` || path === `${API_ROOT}/token/`) return void (await token(ctx, next));
+    if (path.startsWith(`${ADMIN_API_PREFIX}/`) || path === ADMIN_API_PREFIX) {
+      await adminApi(ctx, next);
+      // The router marks unknown paths 404 and known paths with another method 405 (access
+      // tokens, for one, answer PUT/PATCH with 405: they cannot be edited); answer both as problems.
+      if (ctx.status === 405 && ctx.body === undefined) {
+        throw new AppError('method_not_allowed', 'This method is not supported here', { headers: { Allow: ctx.response.get('Allow') } });
+      }
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound();
+      return;
+    }
+    if ((path === `${API_ROOT}/_admin` || path.startsWith(`${API_ROOT}/_admin/`)) && deps.adminAssets) {
+      return void (await deps.adminAssets(ctx, next));
+    }
+    if (path.startsWith(`${API_ROOT}/`) && deps.dataPlane) return void (await deps.dataPlane(ctx, next));
+    throw notFound();
+  });
+  // Socket-level errors (client aborts, parse errors) are logged without request details.
+  app.on('error', (error: Error) => deps.logger.warn('http error', { error: error.message }));
+  return app;
+}

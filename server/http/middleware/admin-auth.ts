@@ -1,0 +1,27 @@
+import type { Middleware } from 'koa';
+import { parseAuthorization, type CredentialVerifier } from '../../auth/credentials';
+import { assertNotLockedOut, authRefusal } from '../../auth/guard';
+import type { Lockout } from '../../auth/lockout';
+import { ADMIN_ROLE } from '../../services/roles.service';
+
+/**
+ * The admin API accepts only the live bearer token of an active user with role `admin`. Access
+ * tokens never reach it, whatever their role (SPEC §4). Runs before any body is parsed.
+ */
+export function adminAuth(deps: { verifier: CredentialVerifier; lockout: Lockout }): Middleware {
+  return async (ctx, next) => {
+    const ip = ctx.request.ip;
+    const credential = parseAuthorization(ctx.get('Authorization') || undefined);
+    const username = credential?.scheme === 'basic' ? credential.username : undefined;
+    assertNotLockedOut(deps.lockout, ip, username);
+    if (!credential) throw authRefusal('credentials_missing', 'Bearer');
+    const verification = credential.scheme === 'bearer' ? await deps.verifier.verifyBearer(credential.token) : null;
+    if (!verification || !verification.ok) {
+      deps.lockout.recordFailure(ip, username);
+      throw authRefusal(verification?.code ?? 'credentials_invalid', 'Bearer');
+    }
+    if (!verification.principal.roles.has(ADMIN_ROLE)) throw authRefusal('forbidden', null);
+    ctx.state.actor = `user:${verification.principal.username}`;
+    await next();
+  };
+}

@@ -1,0 +1,64 @@
+import { STATUS_CODES } from 'node:http';
+import type { Context, Middleware } from 'koa';
+import type { ErrorCode } from '../../contract/errors';
+import { AppError } from '../../errors';
+import type { Logger } from '../../logger';
+
+/** Writes an AppError as RFC 9457 problem+json with its stable `code`. */
+export function sendProblem(ctx: Context, error: AppError): void {
+  const requestId = String(ctx.state.requestId ?? '');
+  ctx.status = error.status;
+  for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
+  ctx.body = {
+    type: `urn:gateway:problem:${error.code}`,
+    title: STATUS_CODES[error.status] ?? 'Error',
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    // The request id, not the path: the three kinds of 404 must be indistinguishable (SPEC §10).
+    instance: `urn:gateway:request:${requestId}`,
+    requestId,
+    ...(error.errors ? { errors: error.errors } : {}),
+    ...(error.references ? { references: error.references } : {}),
+    ...error.extra,
+  };
+  ctx.type = 'application/problem+json';
+}
+
+/** Errors thrown by body parsers and Koa itself, mapped onto our codes. */
+function fromHttpError(error: { status?: unknown; type?: unknown; message?: unknown }): AppError | null {
+  const status = typeof error.status === 'number' ? error.status : 0;
+  const byStatus: Partial<Record<number, ErrorCode>> = {
+    413: 'payload_too_large',
+    415: 'unsupported_media_type',
+    405: 'method_not_allowed',
+    404: 'route_not_found',
+  };
+  if (status === 400) return new AppError('invalid_json', 'The request body is not valid JSON');
+  const code = byStatus[status];
+  return code ? new AppError(code, typeof error.message === 'string' ? error.message : code) : null;
+}
+
+/**
+ * The outermost handler after the request id: anything thrown below becomes problem+json. Only
+ * AppErrors (and known HTTP errors) show their message; everything else is logged and answered
+ * as a bare 500 `internal_error`, never with a stack.
+ */
+export function problems(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof AppError) return sendProblem(ctx, error);
+      const known = fromHttpError(error as object);
+      if (known) return sendProblem(ctx, known);
+      logger.error('request failed', {
+        requestId: ctx.state.requestId as string,
+        method: ctx.method,
+        path: ctx.path,
+        error,
+      });
+      sendProblem(ctx, new AppError('internal_error', 'The gateway could not complete this request'));
+    }
+  };
+}

@@ -1,0 +1,203 @@
+import { createHash } from 'node:crypto';
+import type { Context, Middleware } from 'koa';
+import { principalName, type CredentialVerifier } from '../auth/credentials';
+import type { Lockout } from '../auth/lockout';
+import type { FieldError } from '../contract/errors';
+import type { Db } from '../db';
+import { AppError } from '../errors';
+import type { EventMeta } from '../events/processor';
+import { PROCESSORS } from '../events/registry';
+import { EVENT_ID, newEventId } from '../ids';
+import type { Logger } from '../logger';
+import { eventsRepo } from '../repositories/events.repo';
+import type { SettingsService } from '../services/settings.service';
+import { iso } from '../time';
+import { receiptPath, type Answer } from './answers';
+import { authorizeRoute } from './authorize';
+import type { Idempotency, IdempotencyScope } from './idempotency';
+import { readIdempotencyKey } from './idempotency';
+import type { Pipeline } from './pipeline';
+import { closeIfBodyPending, isJsonContentType, readBody } from './request-body';
+import { routeKey, type LiveRoute, type LiveRoutes } from './route-table';
+import { readSnapshotQuery } from './snapshot-query';
+import type { QueueDepth, Worker } from './worker';
+
+export interface DataPlaneDeps {
+  db: Db;
+  routes: LiveRoutes;
+  verifier: CredentialVerifier;
+  lockout: Lockout;
+  settings: SettingsService;
+  pipeline: Pipeline;
+  idempotency: Idempotency;
+  depth: QueueDepth;
+  worker: Worker;
+  logger: Logger;
+  now: () => number;
+}
+
+const notFound = (): AppError => new AppError('route_not_found', 'No active route is configured at this address');
+
+const PREFIX = '/GWENDPOINTAPI/';
+
+/** `/GWENDPOINTAPI/<base>/<route>[/receipts/<id>]`, a trailing slash tolerated; null otherwise. */
+function parsePath(path: string): { base: string; route: string; receiptId?: string } | null {
+  const parts = path.slice(PREFIX.length).split('/');
+  if (parts[parts.length - 1] === '') parts.pop();
+  const [base, route, receipts, receiptId] = parts;
+  if (!base || !route) return null;
+  if (parts.length === 2) return { base, route };
+  if (parts.length === 4 && receipts === 'receipts' && receiptId) return { base, route, receiptId };
+  return null;
+}
+
+function send(ctx: Context, answer: Answer): void {
+  ctx.status = answer.status;
+  ctx.body = answer.body;
+  if (answer.status >= 400) ctx.type = 'application/problem+json';
+  if (answer.location) ctx.set('Location', answer.location);
+}
+
+/** Storage trouble while writing never shows as a 500: the client is told to come back. */
+function unavailable(error: unknown, logger: Logger): AppError {
+  if (error instanceof AppError) return error;
+  logger.error('storage write failed', { error });
+  return new AppError('overloaded', 'The gateway cannot store data right now; retry shortly', {
+    headers: { 'Retry-After': '5' },
+  });
+}
+
+/**
+ * The data plane (SPEC §4): route match → method → authentication and authorization before the
+ * body is read → content type → body (size limit) → parse → idempotency → sync processing (200)
+ * or durable queueing (202). GET routes answer snapshots; `/receipts/<id>` the state of an async
+ * submission.
+ */
+export function dataPlane(deps: DataPlaneDeps): Middleware {
+  return async (ctx) => {
+    const path = parsePath(ctx.path);
+    if (!path) throw notFound();
+    const table = await deps.routes.get();
+    const live = table.get(routeKey(path.base, path.route));
+    if (!live) {
+      closeIfBodyPending(ctx);
+      throw notFound();
+    }
+    const expected = path.receiptId !== undefined || live.route.requestType === 'HttpGet' ? 'GET' : 'POST';
+    if (ctx.method !== expected && !(expected === 'GET' && ctx.method === 'HEAD')) {
+      closeIfBodyPending(ctx);
+      throw new AppError('method_not_allowed', `This route answers ${expected} only`, { headers: { Allow: expected } });
+    }
+    let principal;
+    try {
+      principal = await authorizeRoute(live, ctx.get('Authorization') || undefined, ctx.request.ip, deps);
+    } catch (error) {
+      // Refused before reading: answer at once and drop the connection rather than drain a body.
+      closeIfBodyPending(ctx);
+      throw error;
+    }
+    const principalString = principalName(principal);
+    if (path.receiptId !== undefined) return receipt(ctx, deps, live, path.receiptId);
+    if (expected === 'GET') return snapshot(ctx, deps, live);
+    await post(ctx, deps, live, principalString);
+  };
+}
+
+async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principal: string): Promise<void> {
+  if (!isJsonContentType(ctx.get('Content-Type') || undefined)) {
+    closeIfBodyPending(ctx);
+    throw new AppError(
+      'unsupported_media_type',
+      'Send the body as application/json (or application/ld+json, application/*+json)',
+    );
+  }
+  const idempotencyKey = readIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
+  const settings = deps.settings.current();
+  const raw = await readBody(ctx, settings.bodyLimitBytes);
+  const processor = PROCESSORS[live.route.eventType];
+  const text = raw.toString('utf8');
+  const parsed = processor.parseBody(text);
+  if (!parsed.ok) throw new AppError('invalid_json', `The body is not valid JSON: ${parsed.message}`);
+
+  const meta: EventMeta = {
+    id: newEventId(deps.now()),
+    routeId: live.route.id,
+    routeName: live.route.name,
+    endpointId: live.endpoint.id,
+    endpointName: live.endpoint.name,
+    eventType: live.route.eventType,
+    receivedAt: deps.now(),
+    principal,
+    sourceIp: ctx.request.ip,
+    requestId: String(ctx.state.requestId),
+  };
+  const scope: IdempotencyScope | null = idempotencyKey
+    ? {
+        routeId: live.route.id,
+        // On a noauth route the caller is known only by its address (SPEC §10).
+        principal: principal === 'anonymous' ? `ip:${ctx.request.ip}` : principal,
+        key: idempotencyKey,
+        bodyHash: createHash('sha256').update(raw).digest('hex'),
+      }
+    : null;
+
+  const handle = async (): Promise<Answer> => {
+    if (scope) {
+      const replay = await deps.idempotency.replay(scope);
+      if (replay) return replay;
+    }
+    const submission = {
+      meta,
+      raw: text,
+      json: parsed.json,
+      epcisLenient: live.route.epcisLenient,
+      idempotency: scope ? (answer: Answer) => deps.idempotency.record(scope, answer) : undefined,
+    };
+    if (!live.route.async)
+      return deps.pipeline
+        .processNow(submission)
+        .catch((error: unknown) => Promise.reject(unavailable(error, deps.logger)));
+    if (!deps.depth.tryReserve(settings.maxQueueDepth)) {
+      throw new AppError('overloaded', 'The queue is full; retry later', { headers: { 'Retry-After': '5' } });
+    }
+    const answer: Answer = {
+      status: 202,
+      body: { id: meta.id, status: 'queued' },
+      location: receiptPath(live.endpoint.baseRoutePath, live.route.name, meta.id),
+    };
+    try {
+      await deps.pipeline.enqueue(submission, answer);
+    } catch (error) {
+      deps.depth.release();
+      throw unavailable(error, deps.logger);
+    }
+    deps.worker.notify();
+    return answer;
+  };
+  send(ctx, scope ? await deps.idempotency.guard(scope, handle) : await handle());
+}
+
+async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: string): Promise<void> {
+  const row = EVENT_ID.test(id) ? await eventsRepo.findById(deps.db.knex, id) : null;
+  // Another route's receipt is as unknown as a made-up id.
+  if (!row || row.route_id !== live.route.id || row.parent_id !== null) {
+    throw new AppError('receipt_not_found', 'No submission with this id was received on this route');
+  }
+  const parse = (text: string | null): unknown => (text === null ? undefined : (JSON.parse(text) as unknown));
+  ctx.body = {
+    id: row.id,
+    eventType: row.event_type,
+    status: row.status,
+    receivedAt: iso(row.received_at),
+    ...(row.processed_at === null ? {} : { processedAt: iso(row.processed_at) }),
+    ...(row.result === null ? {} : { result: parse(row.result) }),
+    ...(row.errors === null ? {} : { errors: parse(row.errors) as FieldError[] }),
+    ...(row.warnings === null ? {} : { warnings: parse(row.warnings) as FieldError[] }),
+  };
+}
+
+async function snapshot(ctx: Context, deps: DataPlaneDeps, live: LiveRoute): Promise<void> {
+  const processor = PROCESSORS[live.route.eventType];
+  const query = readSnapshotQuery(ctx.query, processor, live.endpoint.id);
+  ctx.body = await processor.snapshot(deps.db.knex, query);
+}

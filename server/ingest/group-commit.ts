@@ -1,0 +1,125 @@
+import type { Knex } from 'knex';
+import type { Db } from '../db';
+import { eventWrites, type EventInsert } from '../repositories/events.repo';
+import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
+
+interface Waiter {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+type Job =
+  | ({ kind: 'insert'; row: EventInsert; idempotency?: IdempotencyInsert } & Waiter)
+  | ({ kind: 'work'; run: (trx: Knex.Transaction) => Promise<unknown> } & Waiter);
+
+export interface CommitStats {
+  /** Transactions committed. */
+  flushes: number;
+  /** Event rows written by `insert` jobs. */
+  events: number;
+  /** All jobs (inserts and work) that committed. */
+  jobs: number;
+}
+
+/**
+ * Group commit: every write of the data plane (async acknowledgements, sync processing, the
+ * worker's results) joins the next transaction. While one transaction is committing, new jobs
+ * gather; when it returns, they all go in the next one: one multi-row INSERT and one disk flush
+ * for however many requests arrived meanwhile. Under light load a job waits for nothing but its
+ * own commit; under heavy load the batches grow by themselves. A job's promise settles only after
+ * the COMMIT has returned, which is what makes a 202 durable.
+ */
+export class GroupCommit {
+  private pending: Job[] = [];
+  private flushing: Promise<void> | null = null;
+  private scheduled = false;
+  readonly stats: CommitStats = { flushes: 0, events: 0, jobs: 0 };
+
+  constructor(
+    private readonly db: Db,
+    private readonly maxBatch = 1000,
+  ) {}
+
+  /** Writes an event row (and its idempotency record); resolves once durably committed. */
+  insert(row: EventInsert, idempotency?: IdempotencyInsert): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.enqueue({ kind: 'insert', row, idempotency, resolve: () => resolve(), reject });
+    });
+  }
+
+  /**
+   * Runs `work` inside the next group transaction, under a savepoint: if it throws, only its own
+   * writes roll back and only its promise rejects. Resolves with its result after the commit.
+   */
+  run<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.enqueue({ kind: 'work', run: work, resolve: (value) => resolve(value as T), reject });
+    });
+  }
+
+  /** Waits until everything queued so far has been committed (or failed). */
+  async drain(): Promise<void> {
+    while (this.flushing || this.pending.length > 0) {
+      if (!this.flushing) this.startFlush();
+      await this.flushing;
+    }
+  }
+
+  private enqueue(job: Job): void {
+    this.pending.push(job);
+    if (this.flushing || this.scheduled) return;
+    // Yield once so requests parsed in the same turn of the event loop share the transaction.
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (!this.flushing) this.startFlush();
+    });
+  }
+
+  private startFlush(): void {
+    if (this.pending.length === 0) return;
+    const batch = this.pending.splice(0, this.maxBatch);
+    this.flushing = this.flush(batch).finally(() => {
+      this.flushing = null;
+      if (this.pending.length > 0) this.startFlush();
+    });
+  }
+
+  private async flush(batch: Job[]): Promise<void> {
+    const inserts = batch.filter((job) => job.kind === 'insert');
+    const works = batch.filter((job) => job.kind === 'work');
+    const outcomes = new Map<Job, { ok: true; value: unknown } | { ok: false; error: unknown }>();
+    try {
+      await this.db.knex.transaction(async (trx) => {
+        await eventWrites.insertMany(
+          trx,
+          inserts.map((job) => job.row),
+        );
+        await idempotencyRepo.insertMany(
+          trx,
+          inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
+        );
+        for (const job of works) {
+          try {
+            outcomes.set(job, { ok: true, value: await trx.transaction((savepoint) => job.run(savepoint)) });
+          } catch (error) {
+            outcomes.set(job, { ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // The transaction did not commit: nobody in this batch may be told otherwise.
+      for (const job of batch) job.reject(error);
+      return;
+    }
+    this.stats.flushes += 1;
+    this.stats.events += inserts.length;
+    this.stats.jobs += inserts.length + works.filter((job) => outcomes.get(job)?.ok).length;
+    for (const job of inserts) job.resolve(undefined);
+    for (const job of works) {
+      const outcome = outcomes.get(job);
+      if (outcome?.ok) job.resolve(outcome.value);
+      else job.reject(outcome?.error);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import type { Db } from '../db';
+import { nameKey } from '../repositories/db-types';
+import { endpointsRepo, type RouteRecord } from '../repositories/endpoints.repo';
+import type { ConfigChanges } from '../services/changes';
+
+export interface LiveRoute {
+  route: RouteRecord;
+  endpoint: { id: number; name: string; baseRoutePath: string };
+  /** Lower-cased role names mapped to the route (OAuth2). */
+  roleKeys: Set<string>;
+}
+
+/** Only active routes of active endpoints are reachable; everything else is the same 404. */
+export type RouteTable = ReadonlyMap<string, LiveRoute>;
+
+export const routeKey = (base: string, route: string): string => `${nameKey(base)}/${nameKey(route)}`;
+
+/**
+ * The in-memory route table, rebuilt whenever an endpoint is submitted and swapped as a whole. A
+ * request takes the table once, at its start, so an in-flight request finishes under the
+ * configuration it started with; the next request after a change waits for the new table.
+ */
+export class LiveRoutes {
+  private current: Promise<RouteTable>;
+  private ready: RouteTable | null = null;
+  private generation = 0;
+
+  constructor(
+    private readonly db: Db,
+    changes: ConfigChanges,
+  ) {
+    this.current = this.load();
+    changes.subscribe((resources) => {
+      if (resources.has('endpoints') || resources.has('roles')) this.invalidate();
+    });
+  }
+
+  get(): RouteTable | Promise<RouteTable> {
+    return this.ready ?? this.current;
+  }
+
+  invalidate(): void {
+    this.ready = null;
+    this.current = this.load();
+    this.current.catch(() => undefined);
+  }
+
+  private async load(): Promise<RouteTable> {
+    const generation = ++this.generation;
+    const table = new Map<string, LiveRoute>();
+    for (const endpoint of await endpointsRepo.list(this.db.knex)) {
+      if (!endpoint.active) continue;
+      for (const route of endpoint.routes) {
+        if (!route.active) continue;
+        table.set(routeKey(endpoint.baseRoutePath, route.name), {
+          route,
+          endpoint: { id: endpoint.id, name: endpoint.name, baseRoutePath: endpoint.baseRoutePath },
+          roleKeys: new Set(route.roles.map(nameKey)),
+        });
+      }
+    }
+    if (generation === this.generation) this.ready = table;
+    return table;
+  }
+}

@@ -1,0 +1,225 @@
+import type { AuthType, EventType, RequestType } from '../contract/dto';
+import { bool, nameKey, num, type Queryable } from './db-types';
+
+export interface RouteRecord {
+  id: number;
+  endpointId: number;
+  name: string;
+  eventType: EventType;
+  requestType: RequestType;
+  authType: AuthType;
+  active: boolean;
+  async: boolean;
+  epcisLenient: boolean;
+  roles: string[];
+}
+
+export interface EndpointRecord {
+  id: number;
+  name: string;
+  baseRoutePath: string;
+  active: boolean;
+  routes: RouteRecord[];
+}
+
+export interface RouteWrite {
+  id?: number;
+  name: string;
+  eventType: EventType;
+  requestType: RequestType;
+  authType: AuthType;
+  active: boolean;
+  async: boolean;
+  epcisLenient: boolean;
+  roleIds: number[];
+}
+
+interface EndpointRow {
+  id: number;
+  name: string;
+  base_route_path: string;
+  active: unknown;
+}
+
+interface RouteRow {
+  id: number;
+  endpoint_id: number;
+  name: string;
+  event_type: EventType;
+  request_type: RequestType;
+  auth_type: AuthType;
+  active: unknown;
+  async: unknown;
+  epcis_lenient: unknown;
+}
+
+/** Loads endpoints with their routes and role names in three queries, whatever their number. */
+async function load(db: Queryable, endpointId?: number): Promise<EndpointRecord[]> {
+  const endpointsQuery = db('endpoints').select('id', 'name', 'base_route_path', 'active').orderBy('name_key');
+  const routesQuery = db('routes').select('*').orderBy(['endpoint_id', 'position', 'id']);
+  const rolesQuery = db('route_roles')
+    .join('roles', 'roles.id', 'route_roles.role_id')
+    .join('routes', 'routes.id', 'route_roles.route_id')
+    .select('route_roles.route_id', 'roles.name')
+    .orderBy('roles.name_key');
+  if (endpointId !== undefined) {
+    void endpointsQuery.where('id', endpointId);
+    void routesQuery.where('endpoint_id', endpointId);
+    void rolesQuery.where('routes.endpoint_id', endpointId);
+  }
+  const [endpointRows, routeRows, roleRows] = (await Promise.all([endpointsQuery, routesQuery, rolesQuery])) as [
+    EndpointRow[],
+    RouteRow[],
+    { route_id: number; name: string }[],
+  ];
+  const rolesByRoute = new Map<number, string[]>();
+  for (const row of roleRows) {
+    const list = rolesByRoute.get(num(row.route_id)) ?? [];
+    list.push(row.name);
+    rolesByRoute.set(num(row.route_id), list);
+  }
+  const routesByEndpoint = new Map<number, RouteRecord[]>();
+  for (const row of routeRows) {
+    const route: RouteRecord = {
+      id: num(row.id),
+      endpointId: num(row.endpoint_id),
+      name: row.name,
+      eventType: row.event_type,
+      requestType: row.request_type,
+      authType: row.auth_type,
+      active: bool(row.active),
+      async: bool(row.async),
+      epcisLenient: bool(row.epcis_lenient),
+      roles: rolesByRoute.get(num(row.id)) ?? [],
+    };
+    const list = routesByEndpoint.get(route.endpointId) ?? [];
+    list.push(route);
+    routesByEndpoint.set(route.endpointId, list);
+  }
+  return endpointRows.map((row) => ({
+    id: num(row.id),
+    name: row.name,
+    baseRoutePath: row.base_route_path,
+    active: bool(row.active),
+    routes: routesByEndpoint.get(num(row.id)) ?? [],
+  }));
+}
+
+export const endpointsRepo = {
+  list: (db: Queryable): Promise<EndpointRecord[]> => load(db),
+
+  async findById(db: Queryable, id: number): Promise<EndpointRecord | null> {
+    const [endpoint] = await load(db, id);
+    return endpoint ?? null;
+  },
+
+  /** The endpoint (other than `exceptId`) already using this name or base path, if any. */
+  async findConflict(
+    db: Queryable,
+    field: 'name' | 'base_route_path',
+    value: string,
+    exceptId?: number,
+  ): Promise<{ id: number } | null> {
+    const query = db('endpoints').where(`${field}_key`, nameKey(value));
+    if (exceptId !== undefined) void query.whereNot('id', exceptId);
+    const row: { id: number } | undefined = await query.first('id');
+    return row ?? null;
+  },
+
+  /** Route names (as stored) that are taken by routes other than `exceptRouteIds`. */
+  async takenRouteNames(db: Queryable, names: string[], exceptRouteIds: number[]): Promise<Set<string>> {
+    if (names.length === 0) return new Set();
+    const query = db('routes').whereIn('name_key', names.map(nameKey));
+    if (exceptRouteIds.length > 0) void query.whereNotIn('id', exceptRouteIds);
+    const rows: { name_key: string }[] = await query.select('name_key');
+    return new Set(rows.map((row) => row.name_key));
+  },
+
+  async insert(db: Queryable, endpoint: { name: string; baseRoutePath: string; active: boolean }): Promise<number> {
+    const [row] = await db('endpoints')
+      .insert({
+        name: endpoint.name,
+        name_key: nameKey(endpoint.name),
+        base_route_path: endpoint.baseRoutePath,
+        base_route_path_key: nameKey(endpoint.baseRoutePath),
+        active: endpoint.active,
+      })
+      .returning<{ id: number }[]>('id');
+    return num(row?.id);
+  },
+
+  async update(
+    db: Queryable,
+    id: number,
+    endpoint: { name: string; baseRoutePath: string; active: boolean },
+  ): Promise<void> {
+    await db('endpoints')
+      .where({ id })
+      .update({
+        name: endpoint.name,
+        name_key: nameKey(endpoint.name),
+        base_route_path: endpoint.baseRoutePath,
+        base_route_path_key: nameKey(endpoint.baseRoutePath),
+        active: endpoint.active,
+      });
+  },
+
+  async delete(db: Queryable, id: number): Promise<void> {
+    await db('endpoints').where({ id }).delete();
+  },
+
+  /**
+   * Makes the endpoint's routes exactly `routes`: those with an id are updated in place (keeping
+   * their external-user assignments), new ones inserted, missing ones deleted. Deletions run
+   * first so a name can move from a removed route to a new one in the same submit.
+   */
+  async replaceRoutes(db: Queryable, endpointId: number, routes: RouteWrite[]): Promise<void> {
+    const keepIds = routes.flatMap((route) => (route.id === undefined ? [] : [route.id]));
+    const removed = db('routes').where('endpoint_id', endpointId);
+    if (keepIds.length > 0) void removed.whereNotIn('id', keepIds);
+    await removed.delete();
+    // Renames inside one submit (a↔b) would trip the unique index midway; park names first.
+    for (const id of keepIds)
+      await db('routes')
+        .where({ id })
+        .update({ name_key: `#${id}` });
+    for (const [position, route] of routes.entries()) {
+      const row = {
+        endpoint_id: endpointId,
+        position,
+        name: route.name,
+        name_key: nameKey(route.name),
+        event_type: route.eventType,
+        request_type: route.requestType,
+        auth_type: route.authType,
+        active: route.active,
+        async: route.async,
+        epcis_lenient: route.epcisLenient,
+      };
+      let routeId: number;
+      if (route.id === undefined) {
+        const [inserted] = await db('routes').insert(row).returning<{ id: number }[]>('id');
+        routeId = num(inserted?.id);
+      } else {
+        routeId = route.id;
+        await db('routes').where({ id: routeId }).update(row);
+        await db('route_roles').where({ route_id: routeId }).delete();
+      }
+      if (route.roleIds.length > 0) {
+        await db('route_roles').insert(route.roleIds.map((roleId) => ({ route_id: routeId, role_id: roleId })));
+      }
+    }
+  },
+
+  /** Removes these routes from every external user, answering the usernames that lost one. */
+  async unassignExternalUsers(db: Queryable, routeIds: number[]): Promise<string[]> {
+    if (routeIds.length === 0) return [];
+    const rows = (await db('external_user_routes')
+      .join('external_users', 'external_users.id', 'external_user_routes.external_user_id')
+      .whereIn('external_user_routes.route_id', routeIds)
+      .distinct('external_users.username')
+      .orderBy('external_users.username')) as { username: string }[];
+    await db('external_user_routes').whereIn('route_id', routeIds).delete();
+    return rows.map((row) => row.username);
+  },
+};

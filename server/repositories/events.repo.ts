@@ -1,0 +1,181 @@
+import type { EventStatus, EventType } from '../contract/dto';
+import { num, numOrNull, type Queryable } from './db-types';
+
+export interface EventRow {
+  id: string;
+  parent_id: string | null;
+  route_id: number | null;
+  route_name: string;
+  endpoint_id: number;
+  endpoint_name: string;
+  event_type: EventType;
+  status: EventStatus;
+  received_at: number;
+  processed_at: number | null;
+  principal: string;
+  source_ip: string;
+  request_id: string;
+  payload: string;
+  data: string | null;
+  result: string | null;
+  errors: string | null;
+  warnings: string | null;
+  attempts: number;
+  next_attempt_at: number;
+}
+
+/** Undo dialect differences (bigint strings from PostgreSQL). */
+export function normalizeEventRow(row: EventRow): EventRow {
+  return {
+    ...row,
+    route_id: numOrNull(row.route_id),
+    endpoint_id: num(row.endpoint_id),
+    received_at: num(row.received_at),
+    processed_at: numOrNull(row.processed_at),
+    attempts: num(row.attempts),
+    next_attempt_at: num(row.next_attempt_at),
+  };
+}
+
+export interface EventFilter {
+  route?: string;
+  eventType?: EventType;
+  status?: EventStatus;
+  since?: number;
+  /** Keyset cursor: ids sort by time, so "older than this id". */
+  beforeId?: string;
+  limit: number;
+}
+
+export const eventsRepo = {
+  async findById(db: Queryable, id: string): Promise<EventRow | null> {
+    const row = (await db('events').where({ id }).first()) as EventRow | undefined;
+    return row ? normalizeEventRow(row) : null;
+  },
+
+  /** Newest first, for the admin inspector. */
+  async page(db: Queryable, filter: EventFilter): Promise<EventRow[]> {
+    const query = db('events').select('*').orderBy('id', 'desc').limit(filter.limit);
+    if (filter.route !== undefined) void query.whereRaw('lower(route_name) = ?', [filter.route.toLowerCase()]);
+    if (filter.eventType !== undefined) void query.where('event_type', filter.eventType);
+    if (filter.status !== undefined) void query.where('status', filter.status);
+    if (filter.since !== undefined) void query.where('received_at', '>=', filter.since);
+    if (filter.beforeId !== undefined) void query.where('id', '<', filter.beforeId);
+    return ((await query) as EventRow[]).map(normalizeEventRow);
+  },
+
+  async countReceivedSince(db: Queryable, since: number): Promise<number> {
+    const row = (await db('events')
+      .whereNull('parent_id')
+      .where('received_at', '>=', since)
+      .count({ n: '*' })
+      .first()) as { n: unknown } | undefined;
+    return num(row?.n ?? 0);
+  },
+
+  async countQueued(db: Queryable): Promise<number> {
+    const row = (await db('events').where('status', 'queued').count({ n: '*' }).first()) as { n: unknown } | undefined;
+    return num(row?.n ?? 0);
+  },
+};
+
+export type EventInsert = Omit<EventRow, 'attempts' | 'next_attempt_at'>;
+
+export interface EventOutcome {
+  status: EventStatus;
+  processed_at: number | null;
+  data?: string | null;
+  result: string | null;
+  errors: string | null;
+  warnings: string | null;
+}
+
+/** Which stored events a snapshot reads, with its facet filters (keyset paging on the id). */
+export interface EventSnapshotFilter {
+  endpointId: number;
+  eventType: EventType;
+  /** EpcisObject snapshots list the split events (children), every other type the submissions. */
+  children: boolean;
+  since?: number;
+  until?: number;
+  beforeId?: string;
+  limit: number;
+  facets: { name: string; value: string }[];
+  numericFacet?: { name: string; from?: number; to?: number };
+}
+
+/** Rows per INSERT: far below SQLite's bound-variable limit with ~20 columns per row. */
+const INSERT_CHUNK = 200;
+
+export const eventWrites = {
+  /** One multi-row INSERT per chunk: a group commit of N requests costs one statement and one flush. */
+  async insertMany(db: Queryable, rows: EventInsert[]): Promise<void> {
+    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+      await db('events').insert(rows.slice(start, start + INSERT_CHUNK));
+    }
+  },
+
+  async setOutcome(db: Queryable, id: string, outcome: EventOutcome): Promise<void> {
+    await db('events')
+      .where({ id })
+      .update({ ...outcome, lease_owner: null, lease_until: null });
+  },
+
+  /** A transient failure: try again later (backoff), or give up as `failed` after the last try. */
+  async scheduleRetry(db: Queryable, id: string, attempts: number, nextAttemptAt: number): Promise<void> {
+    await db('events')
+      .where({ id })
+      .update({ attempts, next_attempt_at: nextAttemptAt, lease_owner: null, lease_until: null });
+  },
+
+  async queuedDue(db: Queryable, now: number, limit: number): Promise<EventRow[]> {
+    const rows = (await db('events')
+      .where('status', 'queued')
+      .where('next_attempt_at', '<=', now)
+      .orderBy('id')
+      .limit(limit)
+      .select('*')) as EventRow[];
+    return rows.map(normalizeEventRow);
+  },
+
+  async earliestRetry(db: Queryable): Promise<number | null> {
+    const row = (await db('events').where('status', 'queued').min({ at: 'next_attempt_at' }).first()) as
+      { at: unknown } | undefined;
+    return numOrNull(row?.at);
+  },
+
+  async snapshotPage(db: Queryable, filter: EventSnapshotFilter): Promise<EventRow[]> {
+    const query = db('events')
+      .where({ endpoint_id: filter.endpointId, event_type: filter.eventType, status: 'processed' })
+      .orderBy('id', 'desc')
+      .limit(filter.limit)
+      .select('*');
+    if (filter.children) void query.whereNotNull('parent_id');
+    else void query.whereNull('parent_id');
+    if (filter.since !== undefined) void query.where('received_at', '>=', filter.since);
+    if (filter.until !== undefined) void query.where('received_at', '<=', filter.until);
+    if (filter.beforeId !== undefined) void query.where('id', '<', filter.beforeId);
+    for (const facet of filter.facets) {
+      void query.whereExists((sub) => {
+        void sub
+          .select(1)
+          .from('event_facets')
+          .whereRaw('event_facets.event_id = events.id')
+          .where({ name: facet.name, value: facet.value });
+      });
+    }
+    const numeric = filter.numericFacet;
+    if (numeric) {
+      void query.whereExists((sub) => {
+        void sub
+          .select(1)
+          .from('event_facets')
+          .whereRaw('event_facets.event_id = events.id')
+          .where('name', numeric.name);
+        if (numeric.from !== undefined) void sub.where('num', '>=', numeric.from);
+        if (numeric.to !== undefined) void sub.where('num', '<=', numeric.to);
+      });
+    }
+    return ((await query) as EventRow[]).map(normalizeEventRow);
+  },
+};

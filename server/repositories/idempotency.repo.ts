@@ -1,0 +1,50 @@
+import { num, type Queryable } from './db-types';
+
+export interface IdempotencyInsert {
+  route_id: number;
+  principal: string;
+  idempotency_key: string;
+  body_hash: string;
+  status_code: number;
+  response_body: string;
+  created_at: number;
+}
+
+export interface IdempotencyRecord {
+  bodyHash: string;
+  statusCode: number;
+  responseBody: string;
+}
+
+export const idempotencyRepo = {
+  /** A concurrent duplicate loses quietly: the first stored answer is the one replayed. */
+  async insertMany(db: Queryable, rows: IdempotencyInsert[]): Promise<void> {
+    if (rows.length === 0) return;
+    await db('idempotency_keys').insert(rows).onConflict(['route_id', 'principal', 'idempotency_key']).ignore();
+  },
+
+  /** The stored answer for this key if it is younger than `since`; an older one is removed (the key is free again). */
+  async find(
+    db: Queryable,
+    routeId: number,
+    principal: string,
+    key: string,
+    since: number,
+  ): Promise<IdempotencyRecord | null> {
+    const where = { route_id: routeId, principal, idempotency_key: key };
+    const row = (await db('idempotency_keys')
+      .where(where)
+      .first('body_hash', 'status_code', 'response_body', 'created_at')) as
+      { body_hash: string; status_code: unknown; response_body: string; created_at: unknown } | undefined;
+    if (!row) return null;
+    if (num(row.created_at) < since) {
+      await db('idempotency_keys').where(where).delete();
+      return null;
+    }
+    return { bodyHash: row.body_hash, statusCode: num(row.status_code), responseBody: row.response_body };
+  },
+
+  async deleteOlderThan(db: Queryable, before: number): Promise<number> {
+    return db('idempotency_keys').where('created_at', '<', before).delete();
+  },
+};

@@ -1,0 +1,221 @@
+import { num, numOrNull, type Queryable } from './db-types';
+
+/** The live tag inventory and its dedup reference times (UHFTagRead), per endpoint. */
+export interface InventoryRow {
+  epc: string;
+  epcUri: string;
+  tid: string | null;
+  readerId: string;
+  antenna: number | null;
+  rssi: number | null;
+  firstSeen: number;
+  lastSeen: number;
+  readCount: number;
+}
+
+interface InventoryDbRow {
+  epc: string;
+  epc_uri: string;
+  tid: string | null;
+  reader_id: string;
+  antenna: unknown;
+  rssi: unknown;
+  first_seen: unknown;
+  last_seen: unknown;
+  read_count: unknown;
+}
+
+const toInventory = (row: InventoryDbRow): InventoryRow => ({
+  epc: row.epc,
+  epcUri: row.epc_uri,
+  tid: row.tid,
+  readerId: row.reader_id,
+  antenna: numOrNull(row.antenna),
+  rssi: numOrNull(row.rssi),
+  firstSeen: num(row.first_seen),
+  lastSeen: num(row.last_seen),
+  readCount: num(row.read_count),
+});
+
+const IN_CHUNK = 500;
+
+async function chunked<T, R>(items: T[], run: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = [];
+  for (let start = 0; start < items.length; start += IN_CHUNK)
+    out.push(...(await run(items.slice(start, start + IN_CHUNK))));
+  return out;
+}
+
+export interface InventoryFilter {
+  endpointId: number;
+  epc?: string;
+  epcUri?: string;
+  readerId?: string;
+  antenna?: number;
+  /** lastSeen bounds (seenSince, since, until). */
+  from?: number;
+  to?: number;
+  /** Keyset cursor: (lastSeen, epc) of the previous page's last item. */
+  after?: { lastSeen: number; epc: string };
+  limit: number;
+}
+
+export const inventoryRepo = {
+  async load(db: Queryable, endpointId: number, epcs: string[]): Promise<InventoryRow[]> {
+    return chunked(epcs, async (chunk) =>
+      (
+        (await db('tag_inventory')
+          .where('endpoint_id', endpointId)
+          .whereIn('epc', chunk)
+          .select('*')) as InventoryDbRow[]
+      ).map(toInventory),
+    );
+  },
+
+  async loadDedup(db: Queryable, endpointId: number, keys: string[]): Promise<Map<string, number>> {
+    const rows = await chunked(
+      keys,
+      async (chunk) =>
+        (await db('tag_dedup')
+          .where('endpoint_id', endpointId)
+          .whereIn('dedup_key', chunk)
+          .select('dedup_key', 'last_counted')) as {
+          dedup_key: string;
+          last_counted: unknown;
+        }[],
+    );
+    return new Map(rows.map((row) => [row.dedup_key, num(row.last_counted)]));
+  },
+
+  async upsert(db: Queryable, endpointId: number, rows: InventoryRow[]): Promise<void> {
+    for (let start = 0; start < rows.length; start += 100) {
+      const batch = rows.slice(start, start + 100).map((row) => ({
+        endpoint_id: endpointId,
+        epc: row.epc,
+        epc_uri: row.epcUri,
+        tid: row.tid,
+        reader_id: row.readerId,
+        antenna: row.antenna,
+        rssi: row.rssi,
+        first_seen: row.firstSeen,
+        last_seen: row.lastSeen,
+        read_count: row.readCount,
+      }));
+      await db('tag_inventory').insert(batch).onConflict(['endpoint_id', 'epc']).merge();
+    }
+  },
+
+  async upsertDedup(db: Queryable, endpointId: number, entries: [string, number][]): Promise<void> {
+    for (let start = 0; start < entries.length; start += 200) {
+      const batch = entries
+        .slice(start, start + 200)
+        .map(([key, at]) => ({ endpoint_id: endpointId, dedup_key: key, last_counted: at }));
+      await db('tag_dedup').insert(batch).onConflict(['endpoint_id', 'dedup_key']).merge();
+    }
+  },
+
+  /** Newest sighting first. */
+  async page(db: Queryable, filter: InventoryFilter): Promise<InventoryRow[]> {
+    const query = db('tag_inventory')
+      .where('endpoint_id', filter.endpointId)
+      .orderBy([
+        { column: 'last_seen', order: 'desc' },
+        { column: 'epc', order: 'asc' },
+      ])
+      .limit(filter.limit)
+      .select('*');
+    if (filter.epc !== undefined) void query.where('epc', filter.epc);
+    if (filter.epcUri !== undefined) void query.where('epc_uri', filter.epcUri);
+    if (filter.readerId !== undefined) void query.where('reader_id', filter.readerId);
+    if (filter.antenna !== undefined) void query.where('antenna', filter.antenna);
+    if (filter.from !== undefined) void query.where('last_seen', '>=', filter.from);
+    if (filter.to !== undefined) void query.where('last_seen', '<=', filter.to);
+    const after = filter.after;
+    if (after) {
+      void query.where((q) => {
+        void q.where('last_seen', '<', after.lastSeen).orWhere((same) => {
+          void same.where('last_seen', after.lastSeen).where('epc', '>', after.epc);
+        });
+      });
+    }
+    return ((await query) as InventoryDbRow[]).map(toInventory);
+  },
+};
+
+export interface GhostRowRecord {
+  id: number;
+  eventId: string;
+  table: string;
+  row: string;
+  receivedAt: number;
+}
+
+export const ghostRowsRepo = {
+  async insertMany(
+    db: Queryable,
+    eventId: string,
+    endpointId: number,
+    receivedAt: number,
+    rows: { table: string; row: string }[],
+  ): Promise<void> {
+    for (let start = 0; start < rows.length; start += 200) {
+      const batch = rows.slice(start, start + 200).map((r) => ({
+        event_id: eventId,
+        endpoint_id: endpointId,
+        table_name: r.table,
+        row: r.row,
+        received_at: receivedAt,
+      }));
+      await db('ghost_rows').insert(batch);
+    }
+  },
+
+  async page(
+    db: Queryable,
+    filter: { endpointId: number; table?: string; since?: number; until?: number; beforeId?: number; limit: number },
+  ): Promise<GhostRowRecord[]> {
+    const query = db('ghost_rows')
+      .where('endpoint_id', filter.endpointId)
+      .orderBy('id', 'desc')
+      .limit(filter.limit)
+      .select('*');
+    if (filter.table !== undefined) void query.where('table_name', filter.table);
+    if (filter.since !== undefined) void query.where('received_at', '>=', filter.since);
+    if (filter.until !== undefined) void query.where('received_at', '<=', filter.until);
+    if (filter.beforeId !== undefined) void query.where('id', '<', filter.beforeId);
+    const rows = (await query) as {
+      id: unknown;
+      event_id: string;
+      table_name: string;
+      row: string;
+      received_at: unknown;
+    }[];
+    return rows.map((r) => ({
+      id: num(r.id),
+      eventId: r.event_id,
+      table: r.table_name,
+      row: r.row,
+      receivedAt: num(r.received_at),
+    }));
+  },
+};
+
+export const facetsRepo = {
+  async insertMany(
+    db: Queryable,
+    rows: { eventId: string; endpointId: number; name: string; value: string | null; num: number | null }[],
+  ): Promise<void> {
+    for (let start = 0; start < rows.length; start += 200) {
+      const batch = rows
+        .slice(start, start + 200)
+        .map((r) => ({
+          event_id: r.eventId,
+          endpoint_id: r.endpointId,
+          name: r.name,
+          value: r.value === null ? null : r.value.slice(0, 512),
+          num: r.num,
+        }));
+      await db('event_facets').insert(batch);
+    }
+  },
+};

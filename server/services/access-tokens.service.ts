@@ -1,0 +1,131 @@
+import type { AccessToken, AccessTokenWithValue } from '../contract/dto';
+import type { CallContext } from '../contract/operations';
+import { AppError, notFound, validationFailed } from '../errors';
+import { accessTokensRepo, type AccessTokenRecord } from '../repositories/access-tokens.repo';
+import { isUniqueViolation } from '../repositories/db-types';
+import { rolesRepo } from '../repositories/roles.repo';
+import { generateToken, sha256Hex } from '../secrets';
+import { daysBetween, expiryInstant, iso, parseDate, todayIn } from '../time';
+import { InputReader, readId } from '../validation';
+import type { ServiceDeps } from './service-deps';
+
+/** Expiry is computed at every check from the stored date and the *current* time zone setting. */
+export function tokenValidity(expiryDate: string, timeZone: string, now: number) {
+  const active = now < expiryInstant(expiryDate, timeZone);
+  return {
+    status: active ? ('Active' as const) : ('Expired' as const),
+    expiryInDays: daysBetween(todayIn(timeZone, now), expiryDate),
+  };
+}
+
+const nameTaken = (name: string) =>
+  new AppError('token_name_taken', `An access token named "${name}" already exists`, {
+    errors: [{ path: '/name', message: 'This token name is already used' }],
+  });
+
+export function createAccessTokensService(deps: ServiceDeps) {
+  const { db } = deps;
+
+  const toDto = (token: AccessTokenRecord): AccessToken => ({
+    id: token.id,
+    name: token.name,
+    role: token.role,
+    expiryDate: token.expiryDate,
+    description: token.description,
+    createdDate: iso(token.createdAt),
+    ...tokenValidity(token.expiryDate, deps.settings.current().timeZone, deps.now()),
+  });
+
+  async function load(id: number): Promise<AccessTokenRecord> {
+    const token = await accessTokensRepo.findById(db.knex, id);
+    if (!token) throw notFound('Access token');
+    return token;
+  }
+
+  return {
+    listAccessTokens: async (): Promise<AccessToken[]> => (await accessTokensRepo.list(db.knex)).map(toDto),
+    getAccessToken: async (input: unknown): Promise<AccessToken> => toDto(await load(readId(input))),
+
+    async createAccessToken(input: unknown, context: CallContext): Promise<AccessTokenWithValue> {
+      const r = new InputReader(input);
+      const name = r.string('name', { required: true, max: 128, label: 'Token Name' });
+      const roleName = r.string('role', { required: true, max: 64, label: 'Role' });
+      const expiryDate = r.string('expiryDate', { required: true, label: 'Expiry Date' });
+      const description = r.string('description', { max: 1024, label: 'Description' }) ?? '';
+      const zone = deps.settings.current().timeZone;
+      if (expiryDate && !parseDate(expiryDate))
+        r.fail('expiryDate', 'Expiry Date must be a calendar date written YYYY-MM-DD');
+      else if (expiryDate && expiryDate < todayIn(zone, deps.now()))
+        r.fail('expiryDate', 'Expiry Date must be today or later');
+      r.check();
+
+      const token = generateToken('gwat_');
+      const id = await db.knex
+        .transaction(async (trx) => {
+          const role = await rolesRepo.findByName(trx, roleName);
+          if (!role) throw validationFailed([{ path: '/role', message: `Role "${roleName}" does not exist` }]);
+          if (await accessTokensRepo.nameTaken(trx, name)) throw nameTaken(name);
+          const newId = await accessTokensRepo.insert(trx, {
+            name,
+            roleId: role.id,
+            expiryDate,
+            description,
+            tokenHash: sha256Hex(token),
+            createdAt: deps.now(),
+          });
+          await deps.audit.record(
+            trx,
+            context,
+            'create',
+            'access-tokens',
+            newId,
+            `Created access token ${name} for role ${role.name}`,
+          );
+          return newId;
+        })
+        .catch((error: unknown) => {
+          throw isUniqueViolation(error) ? nameTaken(name) : error;
+        });
+      deps.changes.publish('accessTokens');
+      return { ...toDto(await load(id)), token };
+    },
+
+    async regenerateAccessToken(input: unknown, context: CallContext): Promise<AccessTokenWithValue> {
+      const id = readId(input);
+      const token = generateToken('gwat_');
+      await db.knex.transaction(async (trx) => {
+        const existing = await accessTokensRepo.findById(trx, id);
+        if (!existing) throw notFound('Access token');
+        if (tokenValidity(existing.expiryDate, deps.settings.current().timeZone, deps.now()).status === 'Expired') {
+          throw new AppError(
+            'token_expired',
+            `Access token "${existing.name}" has expired and can no longer be regenerated`,
+          );
+        }
+        // Same role and expiry; only the value changes, and the old value dies with this commit.
+        await accessTokensRepo.replaceHash(trx, id, sha256Hex(token));
+        await deps.audit.record(
+          trx,
+          context,
+          'regenerate',
+          'access-tokens',
+          id,
+          `Regenerated access token ${existing.name}`,
+        );
+      });
+      deps.changes.publish('accessTokens');
+      return { ...toDto(await load(id)), token };
+    },
+
+    async deleteAccessToken(input: unknown, context: CallContext): Promise<void> {
+      const id = readId(input);
+      await db.knex.transaction(async (trx) => {
+        const existing = await accessTokensRepo.findById(trx, id);
+        if (!existing) throw notFound('Access token');
+        await accessTokensRepo.delete(trx, id);
+        await deps.audit.record(trx, context, 'delete', 'access-tokens', id, `Deleted access token ${existing.name}`);
+      });
+      deps.changes.publish('accessTokens');
+    },
+  };
+}

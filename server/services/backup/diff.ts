@@ -1,0 +1,113 @@
+import type { BackupDiff } from '../../contract/dto';
+import { nameKey } from '../../repositories/db-types';
+import type { BackupConfig } from './format';
+
+type Changes = BackupDiff['changes'][keyof BackupDiff['changes']];
+
+/** One record reduced to what a person would call "the same": its name and its comparable fields. */
+interface Comparable {
+  name: string;
+  fingerprint: string;
+}
+
+/** Reference lists are sets of names, compared case-insensitively like every name in the gateway. */
+const refs = (names: string[]): string[] => names.map(nameKey).sort();
+
+/**
+ * Matches records by name (case-insensitively, as uniqueness is defined) and reports the names
+ * added, changed and removed by going from `current` to `next`. Ids are not compared: they are
+ * internal, differ between installations, and a restore rewrites them anyway; every other field
+ * is, hashes included (a changed password is a change).
+ */
+function compare(current: Comparable[], next: Comparable[]): Changes {
+  const before = new Map(current.map((item) => [nameKey(item.name), item]));
+  const after = new Map(next.map((item) => [nameKey(item.name), item]));
+  const byName = (a: string, b: string) => nameKey(a).localeCompare(nameKey(b)) || a.localeCompare(b);
+  const added: string[] = [];
+  const changed: string[] = [];
+  for (const [key, item] of after) {
+    const old = before.get(key);
+    if (!old) added.push(item.name);
+    // A rename that only changes case is a change of that record.
+    else if (old.fingerprint !== item.fingerprint || old.name !== item.name) changed.push(item.name);
+  }
+  const removed = [...before].filter(([key]) => !after.has(key)).map(([, item]) => item.name);
+  return { added: added.sort(byName), changed: changed.sort(byName), removed: removed.sort(byName) };
+}
+
+/** Comparable projections; JSON of objects built in a fixed key order is a stable fingerprint. */
+function project(config: BackupConfig): Record<keyof BackupDiff['changes'], Comparable[]> {
+  return {
+    roles: config.roles.map((role) => ({ name: role.name, fingerprint: JSON.stringify([role.description]) })),
+    endpoints: config.endpoints.map((endpoint) => ({
+      name: endpoint.name,
+      fingerprint: JSON.stringify([
+        endpoint.baseRoutePath,
+        endpoint.active,
+        // Route order is part of the endpoint (it is how the screens list them).
+        endpoint.routes.map((route) => [
+          route.name,
+          route.eventType,
+          route.requestType,
+          route.authType,
+          route.active,
+          route.async,
+          route.epcisLenient,
+          refs(route.roles),
+        ]),
+      ]),
+    })),
+    users: config.users.map((user) => ({
+      name: user.username,
+      fingerprint: JSON.stringify([user.displayName, user.active, refs(user.roles), user.passwordHash, user.createdAt]),
+    })),
+    externalUsers: config.externalUsers.map((user) => ({
+      name: user.username,
+      fingerprint: JSON.stringify([
+        user.firstName,
+        user.lastName,
+        user.active,
+        refs(user.routes),
+        user.passwordHash,
+        user.createdAt,
+      ]),
+    })),
+    accessTokens: config.accessTokens.map((token) => ({
+      name: token.name,
+      fingerprint: JSON.stringify([
+        nameKey(token.role),
+        token.expiryDate,
+        token.description,
+        token.tokenHash,
+        token.createdAt,
+      ]),
+    })),
+    // Setting keys are the names; only stored keys take part (an unstored key is "the default").
+    settings: Object.entries(config.settings).map(([key, value]) => ({
+      name: key,
+      fingerprint: JSON.stringify(value),
+    })),
+  };
+}
+
+export function diffConfigurations(current: BackupConfig, next: BackupConfig): BackupDiff['changes'] {
+  const before = project(current);
+  const after = project(next);
+  return {
+    endpoints: compare(before.endpoints, after.endpoints),
+    roles: compare(before.roles, after.roles),
+    users: compare(before.users, after.users),
+    externalUsers: compare(before.externalUsers, after.externalUsers),
+    accessTokens: compare(before.accessTokens, after.accessTokens),
+    settings: compare(before.settings, after.settings),
+  };
+}
+
+/** "endpoints +1 ~0 -2, …": counts only, for the audit log (names are fine there, counts are enough). */
+export function summarize(changes: BackupDiff['changes']): string {
+  return Object.entries(changes)
+    .map(
+      ([resource, change]) => `${resource} +${change.added.length} ~${change.changed.length} -${change.removed.length}`,
+    )
+    .join(', ');
+}

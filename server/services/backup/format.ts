@@ -1,0 +1,159 @@
+import type { AuthType, EventType, RequestType, Settings } from '../../contract/dto';
+import { AppError } from '../../errors';
+
+/**
+ * The plain (decrypted) backup: one JSON document. Secrets appear only as the hashes the gateway
+ * already stores (bcrypt for passwords, SHA-256 hex for access tokens); there are no events and
+ * no bearer tokens. Ids are carried so a restore keeps them (events, idempotency keys and
+ * snapshot tables refer to routes and endpoints by id).
+ */
+export const BACKUP_FORMAT = 'gateway-backup';
+
+/** The version this gateway writes. Bump it, and add an upgrade step below, when the shape changes. */
+export const BACKUP_VERSION = 1;
+
+export interface BackupRole {
+  id: number;
+  name: string;
+  description: string;
+  /** Informational: on import only the role named `admin` is built in, whatever this says. */
+  builtIn: boolean;
+}
+
+export interface BackupRoute {
+  id: number;
+  name: string;
+  eventType: EventType;
+  requestType: RequestType;
+  authType: AuthType;
+  active: boolean;
+  async: boolean;
+  epcisLenient: boolean;
+  /** Role names. */
+  roles: string[];
+}
+
+export interface BackupEndpoint {
+  id: number;
+  name: string;
+  baseRoutePath: string;
+  active: boolean;
+  /** In submission order (the order the admin screens show). */
+  routes: BackupRoute[];
+}
+
+export interface BackupUser {
+  id: number;
+  username: string;
+  displayName: string;
+  active: boolean;
+  /** Role names. */
+  roles: string[];
+  /** bcrypt hash, as stored. */
+  passwordHash: string;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+export interface BackupExternalUser {
+  id: number;
+  firstName: string;
+  lastName: string;
+  username: string;
+  active: boolean;
+  /** Route names (each a `basic` route). */
+  routes: string[];
+  passwordHash: string;
+  createdAt: string;
+}
+
+export interface BackupAccessToken {
+  id: number;
+  name: string;
+  /** Role name. */
+  role: string;
+  expiryDate: string;
+  description: string;
+  /** SHA-256 hex of the token value, as stored; the value itself is never known. */
+  tokenHash: string;
+  createdAt: string;
+}
+
+export interface BackupConfig {
+  roles: BackupRole[];
+  endpoints: BackupEndpoint[];
+  users: BackupUser[];
+  externalUsers: BackupExternalUser[];
+  accessTokens: BackupAccessToken[];
+  /** Only the keys that are stored; absent keys mean "the default" on the restored gateway too. */
+  settings: Partial<Settings>;
+}
+
+export interface BackupDocument {
+  format: typeof BACKUP_FORMAT;
+  version: typeof BACKUP_VERSION;
+  createdAt: string;
+  /** The gateway version that wrote the file: a hint for support staff, never interpreted. */
+  gatewayVersion: string;
+  config: BackupConfig;
+}
+
+/** A plain JSON object of some older version, on its way to the current one. */
+export type PlainDocument = Record<string, unknown>;
+
+/** `steps[n]` turns a version-n document into a version-(n+1) one (it need not set `version`). */
+export type UpgradeStep = (document: PlainDocument) => PlainDocument;
+
+export interface FormatChain {
+  current: number;
+  steps: Readonly<Record<number, UpgradeStep>>;
+}
+
+/**
+ * Version 1 is the first released format, so there is nothing to upgrade yet. When version 2
+ * comes, this gains `1: (v1) => v2` and `current` becomes 2: every older file then walks the
+ * chain one step at a time, so each step only ever knows two adjacent shapes.
+ */
+export const FORMAT_CHAIN: FormatChain = { current: BACKUP_VERSION, steps: {} };
+
+const notABackup = () =>
+  new AppError('backup_invalid', 'The file decrypted, but it is not a gateway configuration backup');
+
+/**
+ * Checks the envelope of a decrypted document and upgrades it to the current version. Returns
+ * the (still untrusted) configuration; `validateConfig` checks its contents.
+ */
+export function upgradeDocument(
+  plain: unknown,
+  chain: FormatChain = FORMAT_CHAIN,
+): { createdAt: string | null; config: unknown } {
+  if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) throw notABackup();
+  let document = plain as PlainDocument;
+  if (document.format !== BACKUP_FORMAT) throw notABackup();
+  const version = document.version;
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) throw notABackup();
+  if (version > chain.current) {
+    throw new AppError(
+      'backup_version_unsupported',
+      `This backup was written by a newer gateway (format version ${version}); this gateway reads format versions up to ${chain.current}`,
+    );
+  }
+  for (let from = version; from < chain.current; from += 1) {
+    const step = chain.steps[from];
+    if (!step) {
+      throw new AppError(
+        'backup_version_unsupported',
+        `Backup format version ${version} is not supported by this gateway`,
+      );
+    }
+    document = { ...step(document), format: BACKUP_FORMAT, version: from + 1 };
+  }
+  return { createdAt: instantOrNull(document.createdAt), config: document.config };
+}
+
+/** `createdAt` goes into the audit summary, so only a real timestamp is passed on, never free text. */
+function instantOrNull(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > 40) return null;
+  const ms = Date.parse(value);
+  return /^\d{4}-\d{2}-\d{2}T/.test(value) && Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+}

@@ -1,0 +1,132 @@
+import type { BackupDiff, BackupFile } from '../../contract/dto';
+import type { CallContext } from '../../contract/operations';
+import { AppError } from '../../errors';
+import { backupRepo } from '../../repositories/backup.repo';
+import { iso, todayIn } from '../../time';
+import { InputReader } from '../../validation';
+import { VERSION } from '../../version';
+import type { ServiceDeps } from '../service-deps';
+import { replaceConfiguration } from './apply';
+import { decryptBackup, encryptBackup } from './crypto';
+import { diffConfigurations, summarize } from './diff';
+import { BACKUP_FORMAT, BACKUP_VERSION, upgradeDocument, type BackupConfig, type BackupDocument } from './format';
+import { readConfiguration } from './snapshot';
+import { validateConfig } from './validate';
+
+export { decryptBackup, encryptBackup } from './crypto';
+export { BACKUP_FORMAT, BACKUP_VERSION, type BackupConfig, type BackupDocument } from './format';
+
+const MIN_PASSPHRASE_CHARS = 8;
+const MAX_PASSPHRASE_CHARS = 1024;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+function readPassphrase(r: InputReader, minimum: number): string {
+  const passphrase = r.string('passphrase', { required: true, max: MAX_PASSPHRASE_CHARS, label: 'Passphrase' });
+  // Characters as a person counts them (code points), not UTF-16 units.
+  if (passphrase && [...passphrase].length < minimum)
+    r.fail('passphrase', `Passphrase must be at least ${minimum} characters`);
+  return passphrase;
+}
+
+/** Standard or URL-safe base64; line breaks (as `base64` tools wrap) are allowed. */
+function decodeBase64(text: string): Buffer {
+  const compact = text.replace(/\s+/g, '');
+  if (!BASE64.test(compact) || compact.length % 4 === 1) {
+    throw new AppError('backup_invalid', 'The backup file is not valid base64');
+  }
+  return Buffer.from(compact, 'base64');
+}
+
+function parseJson(plain: Buffer): unknown {
+  try {
+    return JSON.parse(plain.toString('utf8')) as unknown;
+  } catch {
+    throw new AppError('backup_invalid', 'The file decrypted, but it is not a gateway configuration backup');
+  }
+}
+
+/**
+ * Configuration backups (SPEC §6 `/backup`, §10 "Backups"): export the whole configuration as
+ * one passphrase-encrypted file, and import one back, first as a dry-run diff, then atomically.
+ */
+export function createBackupService(deps: ServiceDeps) {
+  const { db } = deps;
+
+  /** One consistent view of every configuration table (a snapshot on PostgreSQL too). */
+  const readConsistently = (): Promise<BackupConfig> =>
+    db.knex.transaction(
+      (trx) => readConfiguration(trx),
+      db.kind === 'postgres' ? { isolationLevel: 'repeatable read' } : undefined,
+    );
+
+  return {
+    async exportBackup(input: unknown, context: CallContext): Promise<BackupFile> {
+      const r = new InputReader(input);
+      const passphrase = readPassphrase(r, MIN_PASSPHRASE_CHARS);
+      r.check();
+      const now = deps.now();
+      const document: BackupDocument = {
+        format: BACKUP_FORMAT,
+        version: BACKUP_VERSION,
+        createdAt: iso(now),
+        gatewayVersion: VERSION,
+        config: await readConsistently(),
+      };
+      const file = await encryptBackup(Buffer.from(JSON.stringify(document), 'utf8'), passphrase);
+      const { config } = document;
+      await deps.audit.record(
+        db.knex,
+        context,
+        'export',
+        'backup',
+        null,
+        `Exported a backup of ${config.endpoints.length} endpoint(s), ${config.roles.length} role(s), ${config.users.length} user(s), ` +
+          `${config.externalUsers.length} external user(s), ${config.accessTokens.length} access token(s)`,
+      );
+      const date = todayIn(deps.settings.current().timeZone, now);
+      return { filename: `gateway-${date}.gwbackup`, data: file.toString('base64') };
+    },
+
+    async importBackup(input: unknown, context: CallContext): Promise<BackupDiff> {
+      const r = new InputReader(input);
+      const file = r.string('file', { required: true, label: 'Backup file' });
+      // Any length may be tried: a short one simply does not decrypt (backup_invalid).
+      const passphrase = readPassphrase(r, 1);
+      const dryRun = r.boolean('dryRun', false);
+      r.check();
+
+      // Every check that can fail runs before anything is written: decrypt, upgrade, validate.
+      const plain = await decryptBackup(decodeBase64(file), passphrase);
+      const { createdAt, config: untrusted } = upgradeDocument(parseJson(plain));
+      const next = validateConfig(untrusted);
+
+      if (dryRun) return { dryRun: true, changes: diffConfigurations(await readConsistently(), next) };
+
+      const changes = await db.knex.transaction(async (trx) => {
+        await backupRepo.lockConfiguration(trx, db.kind);
+        const current = await readConfiguration(trx);
+        const diff = diffConfigurations(current, next);
+        await replaceConfiguration(trx, db.kind, current, next);
+        const from = createdAt ? ` made ${createdAt}` : '';
+        await deps.audit.record(
+          trx,
+          context,
+          'import',
+          'backup',
+          null,
+          `Imported a backup${from}: ${summarize(diff)}; all sessions ended`,
+        );
+        return diff;
+      });
+      // Settings first, so listeners woken by the change already read the restored values.
+      try {
+        await deps.settings.reload();
+      } finally {
+        deps.changes.publish('endpoints', 'roles', 'users', 'externalUsers', 'accessTokens', 'settings', 'sessions');
+      }
+      return { dryRun: false, changes };
+    },
+  };
+}
+
+export type BackupService = ReturnType<typeof createBackupService>;

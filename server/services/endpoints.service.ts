@@ -1,0 +1,251 @@
+import {
+  AUTH_TYPES,
+  EVENT_TYPES,
+  PAYLOAD_TYPE_BY_EVENT_TYPE,
+  REQUEST_TYPES,
+  type Endpoint,
+  type EndpointUpdateResult,
+  type Route,
+} from '../contract/dto';
+import type { FieldError } from '../contract/errors';
+import type { CallContext } from '../contract/operations';
+import { AppError, notFound, validationFailed } from '../errors';
+import { isUniqueViolation, nameKey, type Queryable } from '../repositories/db-types';
+import { endpointsRepo, type EndpointRecord, type RouteRecord, type RouteWrite } from '../repositories/endpoints.repo';
+import { rolesRepo } from '../repositories/roles.repo';
+import { InputReader, readId } from '../validation';
+import type { ServiceDeps } from './service-deps';
+
+export const BASE_ROUTE_PATH = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+export const ROUTE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+export const routeToDto = ({ endpointId: _endpointId, ...route }: RouteRecord): Route => ({
+  ...route,
+  // Never stored: always derived, so a client can neither choose nor corrupt it.
+  payloadType: PAYLOAD_TYPE_BY_EVENT_TYPE[route.eventType],
+});
+
+export const endpointToDto = (endpoint: EndpointRecord): Endpoint => ({
+  id: endpoint.id,
+  name: endpoint.name,
+  baseRoutePath: endpoint.baseRoutePath,
+  active: endpoint.active,
+  routes: endpoint.routes.map(routeToDto),
+});
+
+interface EndpointDraft {
+  name: string;
+  baseRoutePath: string;
+  active: boolean;
+  routes: (Omit<RouteWrite, 'roleIds'> & { roles: string[] })[];
+}
+
+/** Shape and per-field rules (400); cross-record rules (409, role existence) come after. */
+export function readEndpoint(input: unknown): EndpointDraft {
+  const r = new InputReader(input);
+  const name = r.string('name', { required: true, max: 64, label: 'Endpoint Name' });
+  const baseRoutePath = r.string('baseRoutePath', {
+    required: true,
+    pattern: BASE_ROUTE_PATH,
+    label: 'Base Route Path',
+    patternMessage: 'Base Route Path must start with a letter and use only letters, digits or underscore (at most 64)',
+  });
+  const active = r.boolean('active', true);
+  const routesInput = r.raw('routes');
+  const routes: EndpointDraft['routes'] = [];
+  if (!Array.isArray(routesInput) || routesInput.length === 0) {
+    r.fail('routes', 'An endpoint needs at least one route');
+  } else {
+    routesInput.forEach((routeInput: unknown, index) => {
+      const route = readRoute(routeInput, `/routes/${index}`);
+      r.errors.push(...route.errors);
+      routes.push(route.value);
+    });
+  }
+  r.check();
+  return { name, baseRoutePath, active, routes };
+}
+
+function readRoute(input: unknown, base: string): { value: EndpointDraft['routes'][number]; errors: FieldError[] } {
+  const r = new InputReader(input, base);
+  const rawId = r.raw('id');
+  let id: number | undefined;
+  if (rawId !== undefined && rawId !== null) {
+    if (typeof rawId === 'number' && Number.isSafeInteger(rawId) && rawId > 0) id = rawId;
+    else r.fail('id', 'Route id must be a positive integer');
+  }
+  const name = r.string('name', {
+    required: true,
+    pattern: ROUTE_NAME,
+    label: 'Route Name',
+    patternMessage: 'Route Name must start with a letter and use only letters, digits, "_" or "-" (at most 64)',
+  });
+  const eventType = r.oneOf('eventType', EVENT_TYPES, 'Event Type');
+  const requestType = r.oneOf('requestType', REQUEST_TYPES, 'Request Type');
+  const authType = r.oneOf('authType', AUTH_TYPES, 'Auth Type');
+  const active = r.boolean('active', true);
+  const isAsync = r.boolean('async', false);
+  const epcisLenient = r.boolean('epcisLenient', false);
+  const roles = r.stringList('roles', 'Roles');
+  if (isAsync && requestType !== 'HttpPost') r.fail('async', 'Async is only available for HttpPost routes');
+  if (authType === 'OAuth2' && roles.length === 0) r.fail('roles', 'OAuth2 routes need at least one role');
+  if (authType !== 'OAuth2' && roles.length > 0) r.fail('roles', 'Roles can only be assigned to OAuth2 routes');
+  return {
+    value: { id, name, eventType, requestType, authType, active, async: isAsync, epcisLenient, roles },
+    errors: r.errors,
+  };
+}
+
+export function createEndpointsService(deps: ServiceDeps) {
+  const { db } = deps;
+
+  async function getEndpoint(input: unknown): Promise<Endpoint> {
+    const endpoint = await endpointsRepo.findById(db.knex, readId(input));
+    if (!endpoint) throw notFound('Endpoint');
+    return endpointToDto(endpoint);
+  }
+
+  /** The rules that need the database: role existence, route ids, and every uniqueness rule. */
+  async function checkAgainstStore(
+    trx: Queryable,
+    draft: EndpointDraft,
+    existing: EndpointRecord | null,
+  ): Promise<RouteWrite[]> {
+    const roleNames = [...new Set(draft.routes.flatMap((route) => route.roles))];
+    const roles = await rolesRepo.findByNames(trx, roleNames);
+    const ownRouteIds = new Set(existing?.routes.map((route) => route.id) ?? []);
+    const errors: FieldError[] = [];
+    draft.routes.forEach((route, index) => {
+      route.roles.forEach((role, roleIndex) => {
+        if (!roles.has(nameKey(role)))
+          errors.push({ path: `/routes/${index}/roles/${roleIndex}`, message: `Role "${role}" does not exist` });
+      });
+      // On create, ids are ignored; on update, an id must be one of this endpoint's routes.
+      if (existing && route.id !== undefined && !ownRouteIds.has(route.id)) {
+        errors.push({ path: `/routes/${index}/id`, message: `Route ${route.id} does not belong to this endpoint` });
+      }
+    });
+    if (errors.length > 0) throw validationFailed(errors);
+
+    if (await endpointsRepo.findConflict(trx, 'name', draft.name, existing?.id)) {
+      throw new AppError('endpoint_name_taken', `An endpoint named "${draft.name}" already exists`, {
+        errors: [{ path: '/name', message: 'This endpoint name is already used' }],
+      });
+    }
+    if (await endpointsRepo.findConflict(trx, 'base_route_path', draft.baseRoutePath, existing?.id)) {
+      throw new AppError('base_route_path_taken', `The base route path "${draft.baseRoutePath}" is already used`, {
+        errors: [{ path: '/baseRoutePath', message: 'This base route path is already used by another endpoint' }],
+      });
+    }
+    const writes: RouteWrite[] = draft.routes.map(({ roles: names, ...route }) => ({
+      ...route,
+      id: existing ? route.id : undefined,
+      roleIds: names.map((name) => roles.get(nameKey(name))?.id ?? 0),
+    }));
+    const keptIds = writes.flatMap((route) => (route.id === undefined ? [] : [route.id]));
+    // A route name is unique across the whole client: against other endpoints' routes (this
+    // endpoint's routes are being replaced) and within the submission itself.
+    const taken = await endpointsRepo.takenRouteNames(
+      trx,
+      writes.map((route) => route.name),
+      [...ownRouteIds, ...keptIds],
+    );
+    const seen = new Set<string>();
+    const nameErrors: FieldError[] = [];
+    writes.forEach((route, index) => {
+      const key = nameKey(route.name);
+      if (taken.has(key) || seen.has(key))
+        nameErrors.push({ path: `/routes/${index}/name`, message: `Route name "${route.name}" is already used` });
+      seen.add(key);
+    });
+    if (nameErrors.length > 0) {
+      throw new AppError('route_name_taken', nameErrors[0]?.message ?? 'Route name already used', {
+        errors: nameErrors,
+      });
+    }
+    return writes;
+  }
+
+  return {
+    listEndpoints: async (): Promise<Endpoint[]> => (await endpointsRepo.list(db.knex)).map(endpointToDto),
+    getEndpoint,
+
+    async createEndpoint(input: unknown, context: CallContext): Promise<Endpoint> {
+      const draft = readEndpoint(input);
+      const id = await db.knex
+        .transaction(async (trx) => {
+          const routes = await checkAgainstStore(trx, draft, null);
+          const newId = await endpointsRepo.insert(trx, draft);
+          await endpointsRepo.replaceRoutes(trx, newId, routes);
+          await deps.audit.record(
+            trx,
+            context,
+            'create',
+            'endpoints',
+            newId,
+            `Created endpoint ${draft.name} with ${routes.length} route(s)`,
+          );
+          return newId;
+        })
+        .catch(raceToConflict);
+      deps.changes.publish('endpoints');
+      return getEndpoint({ id });
+    },
+
+    async updateEndpoint(input: unknown, context: CallContext): Promise<EndpointUpdateResult> {
+      const id = readId(input);
+      const draft = readEndpoint(input);
+      const revoked = await db.knex
+        .transaction(async (trx) => {
+          const existing = await endpointsRepo.findById(trx, id);
+          if (!existing) throw notFound('Endpoint');
+          const routes = await checkAgainstStore(trx, draft, existing);
+          const wasBasic = new Set(
+            existing.routes.filter((route) => route.authType === 'basic').map((route) => route.id),
+          );
+          const leavingBasic = routes.filter(
+            (route) => route.id !== undefined && wasBasic.has(route.id) && route.authType !== 'basic',
+          );
+          const lost = await endpointsRepo.unassignExternalUsers(
+            trx,
+            leavingBasic.map((route) => route.id ?? 0),
+          );
+          await endpointsRepo.update(trx, id, draft);
+          await endpointsRepo.replaceRoutes(trx, id, routes);
+          await deps.audit.record(
+            trx,
+            context,
+            'update',
+            'endpoints',
+            id,
+            `Updated endpoint ${draft.name} (${routes.length} route(s))`,
+          );
+          return lost;
+        })
+        .catch(raceToConflict);
+      deps.changes.publish('endpoints', 'externalUsers');
+      return { ...(await getEndpoint({ id })), revokedExternalUsers: revoked };
+    },
+
+    async deleteEndpoint(input: unknown, context: CallContext): Promise<void> {
+      const id = readId(input);
+      await db.knex.transaction(async (trx) => {
+        const existing = await endpointsRepo.findById(trx, id);
+        if (!existing) throw notFound('Endpoint');
+        await endpointsRepo.delete(trx, id);
+        await deps.audit.record(trx, context, 'delete', 'endpoints', id, `Deleted endpoint ${existing.name}`);
+      });
+      deps.changes.publish('endpoints', 'externalUsers');
+    },
+  };
+}
+
+/** Two submits racing past the checks meet the unique index; answer as the check would have. */
+function raceToConflict(error: unknown): never {
+  if (!isUniqueViolation(error)) throw error;
+  const message = String((error as Error).message);
+  if (message.includes('base_route_path'))
+    throw new AppError('base_route_path_taken', 'The base route path is already used');
+  if (message.includes('endpoints')) throw new AppError('endpoint_name_taken', 'The endpoint name is already used');
+  throw new AppError('route_name_taken', 'A route name is already used');
+}

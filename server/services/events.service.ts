@@ -1,0 +1,93 @@
+import {
+  EVENT_STATUSES,
+  EVENT_TYPES,
+  type EventRecord,
+  type EventStatus,
+  type EventType,
+  type Page,
+} from '../contract/dto';
+import type { Db } from '../db';
+import { notFound, validationFailed } from '../errors';
+import { EVENT_ID } from '../ids';
+import { eventsRepo, type EventRow } from '../repositories/events.repo';
+import { iso } from '../time';
+import { readPaging } from './paging';
+
+const parseJson = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));
+
+/** The stored payload is the raw body; show it as JSON when it parses, else as the text received. */
+function payloadOf(row: EventRow): unknown {
+  try {
+    return JSON.parse(row.data ?? row.payload) as unknown;
+  } catch {
+    return row.payload;
+  }
+}
+
+export function eventToDto(row: EventRow): EventRecord {
+  return {
+    id: row.id,
+    route: row.route_name,
+    endpoint: row.endpoint_name,
+    eventType: row.event_type,
+    status: row.status,
+    receivedAt: iso(row.received_at),
+    processedAt: row.processed_at === null ? null : iso(row.processed_at),
+    principal: row.principal,
+    sourceIp: row.source_ip,
+    requestId: row.request_id,
+    payload: payloadOf(row),
+    result: parseJson(row.result),
+    errors: parseJson(row.errors) as EventRecord['errors'],
+  };
+}
+
+/** Admin inspection of stored events (`/events`, `/events/:id`). */
+export function createEventsService(deps: { db: Db }) {
+  return {
+    async listEvents(input: unknown): Promise<Page<EventRecord>> {
+      const query = (input ?? {}) as Record<string, unknown>;
+      const errors: { path: string; message: string }[] = [];
+      const allowed = ['route', 'eventType', 'status', 'since', 'limit', 'cursor'];
+      for (const key of Object.keys(query))
+        if (!allowed.includes(key)) errors.push({ path: `/${key}`, message: `Unknown parameter "${key}"` });
+      const { limit, cursor } = readPaging(query);
+      const route = typeof query.route === 'string' && query.route ? query.route : undefined;
+      let eventType: EventType | undefined;
+      if (query.eventType !== undefined) {
+        if ((EVENT_TYPES as readonly unknown[]).includes(query.eventType)) eventType = query.eventType as EventType;
+        else errors.push({ path: '/eventType', message: `eventType must be one of ${EVENT_TYPES.join(', ')}` });
+      }
+      let status: EventStatus | undefined;
+      if (query.status !== undefined) {
+        if ((EVENT_STATUSES as readonly unknown[]).includes(query.status)) status = query.status as EventStatus;
+        else errors.push({ path: '/status', message: `status must be one of ${EVENT_STATUSES.join(', ')}` });
+      }
+      let since: number | undefined;
+      if (query.since !== undefined) {
+        since = typeof query.since === 'string' ? Date.parse(query.since) : NaN;
+        if (Number.isNaN(since)) errors.push({ path: '/since', message: 'since must be an ISO 8601 date-time' });
+      }
+      if (cursor !== undefined && !EVENT_ID.test(cursor))
+        errors.push({ path: '/cursor', message: 'cursor is not valid' });
+      if (errors.length > 0) throw validationFailed(errors);
+      const rows = await eventsRepo.page(deps.db.knex, {
+        route,
+        eventType,
+        status,
+        since,
+        beforeId: cursor,
+        limit: limit + 1,
+      });
+      const items = rows.slice(0, limit).map(eventToDto);
+      return { items, nextCursor: rows.length > limit ? (items[items.length - 1]?.id ?? null) : null };
+    },
+
+    async getEvent(input: unknown): Promise<EventRecord> {
+      const id = (input as { id?: unknown } | null)?.id;
+      const row = typeof id === 'string' && EVENT_ID.test(id) ? await eventsRepo.findById(deps.db.knex, id) : null;
+      if (!row) throw notFound('Event');
+      return eventToDto(row);
+    },
+  };
+}

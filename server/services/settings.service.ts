@@ -1,0 +1,130 @@
+import { isIP } from 'node:net';
+import type { CallContext } from '../contract/operations';
+import type { Settings, SettingsUpdateResult } from '../contract/dto';
+import type { Db } from '../db';
+import { validationFailed } from '../errors';
+import { settingsRepo } from '../repositories/settings.repo';
+import { isValidTimeZone, systemTimeZone } from '../time';
+import type { AuditService } from './audit.service';
+import type { ConfigChanges } from './changes';
+
+export function defaultSettings(): Settings {
+  return {
+    port: 8080,
+    host: '0.0.0.0',
+    bodyLimitBytes: 1_048_576,
+    maxQueueDepth: 100_000,
+    bearerTokenTtlSeconds: 3600,
+    bcryptCost: 10,
+    timeZone: systemTimeZone(),
+    retentionDays: 30,
+    retentionMaxEvents: 5_000_000,
+    tagDedupWindowMs: 1000,
+    authFailureLimit: 10,
+  };
+}
+
+const INTEGER_RANGES = {
+  port: [0, 65535],
+  bodyLimitBytes: [1024, 104_857_600],
+  maxQueueDepth: [1, 10_000_000],
+  bearerTokenTtlSeconds: [1, 2_592_000],
+  bcryptCost: [4, 14],
+  retentionDays: [1, 3650],
+  retentionMaxEvents: [1000, 1_000_000_000],
+  tagDedupWindowMs: [0, 3_600_000],
+  authFailureLimit: [1, 1_000_000],
+} as const satisfies Partial<Record<keyof Settings, readonly [number, number]>>;
+
+const SETTING_KEYS = Object.keys(defaultSettings()) as (keyof Settings)[];
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** Validates a partial settings object; returns it typed, or throws 400 listing every problem. */
+export function validateSettings(input: unknown): Partial<Settings> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw validationFailed([{ path: '', message: 'Expected a JSON object of settings' }]);
+  }
+  const errors: { path: string; message: string }[] = [];
+  const result: Partial<Record<keyof Settings, unknown>> = {};
+  for (const [key, value] of Object.entries(input)) {
+    const path = `/${key}`;
+    if (!(SETTING_KEYS as string[]).includes(key)) {
+      errors.push({ path, message: `Unknown setting "${key}"` });
+    } else if (key === 'host') {
+      if (typeof value !== 'string' || !(isIP(value) !== 0 || HOST_NAME.test(value))) {
+        errors.push({ path, message: 'host must be an IP address or a host name' });
+      } else result.host = value;
+    } else if (key === 'timeZone') {
+      if (typeof value !== 'string' || !isValidTimeZone(value)) {
+        errors.push({ path, message: 'timeZone must be a valid IANA time zone name, such as Europe/Berlin' });
+      } else result.timeZone = value;
+    } else {
+      const [min, max] = INTEGER_RANGES[key as keyof typeof INTEGER_RANGES];
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+        errors.push({ path, message: `${key} must be an integer from ${min} to ${max}` });
+      } else result[key as keyof typeof INTEGER_RANGES] = value;
+    }
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+  return result as Partial<Settings>;
+}
+
+export interface SettingsService {
+  /** The settings in force, from memory: the hot path reads this on every request. */
+  current(): Settings;
+  /** Re-reads the stored settings (start-up, or a change made by another instance). */
+  reload(): Promise<void>;
+  get(): Promise<Settings>;
+  update(input: unknown, context: CallContext): Promise<SettingsUpdateResult>;
+}
+
+export function createSettingsService(deps: { db: Db; changes: ConfigChanges; audit: AuditService }): SettingsService {
+  let current = defaultSettings();
+
+  const service: SettingsService = {
+    current: () => current,
+
+    async reload() {
+      current = { ...defaultSettings(), ...validStored(await settingsRepo.getAll(deps.db.knex)) };
+    },
+
+    get: () => Promise.resolve({ ...current }),
+
+    async update(input, context) {
+      const changes = validateSettings(input);
+      const before = current;
+      await deps.db.knex.transaction(async (trx) => {
+        await settingsRepo.putMany(trx, changes);
+        await deps.audit.record(
+          trx,
+          context,
+          'update',
+          'settings',
+          null,
+          `Changed ${Object.keys(changes).join(', ') || 'nothing'}`,
+        );
+      });
+      current = { ...current, ...changes };
+      deps.changes.publish('settings');
+      const restart =
+        (changes.port !== undefined && changes.port !== before.port) ||
+        (changes.host !== undefined && changes.host !== before.host);
+      return restart ? { ...current, restartRequired: true } : { ...current };
+    },
+  };
+  return service;
+}
+
+/** Stored values that no longer pass validation (e.g. a zone removed from ICU) fall back to defaults. */
+function validStored(stored: Record<string, unknown>): Partial<Settings> {
+  const result: Partial<Settings> = {};
+  for (const [key, value] of Object.entries(stored)) {
+    try {
+      Object.assign(result, validateSettings({ [key]: value }));
+    } catch {
+      // ignored on purpose: a bad stored value must not keep the gateway from starting
+    }
+  }
+  return result;
+}

@@ -1,0 +1,136 @@
+import type { User } from '../contract/dto';
+import type { CallContext } from '../contract/operations';
+import { AppError, notFound, validationFailed } from '../errors';
+import { bearerTokensRepo } from '../repositories/bearer-tokens.repo';
+import { isUniqueViolation, nameKey, type Queryable } from '../repositories/db-types';
+import { rolesRepo } from '../repositories/roles.repo';
+import { usersRepo, type UserRecord } from '../repositories/users.repo';
+import { hashPassword, passwordProblem } from '../secrets';
+import { iso } from '../time';
+import { InputReader, readId } from '../validation';
+import type { ServiceDeps } from './service-deps';
+
+export const USERNAME = /^[A-Za-z0-9_]{1,64}$/;
+const USERNAME_MESSAGE = 'Username may use only letters, digits and underscore (1 to 64)';
+
+const toDto = (user: UserRecord): User => ({
+  id: user.id,
+  username: user.username,
+  displayName: user.displayName,
+  roles: user.roles,
+  active: user.active,
+  createdAt: iso(user.createdAt),
+});
+
+const usernameTaken = (username: string) =>
+  new AppError('username_taken', `The username "${username}" is already used`, {
+    errors: [{ path: '/username', message: 'This username is already used' }],
+  });
+
+export function readUser(input: unknown, passwordRequired: boolean) {
+  const r = new InputReader(input);
+  const username = r.string('username', {
+    required: true,
+    pattern: USERNAME,
+    patternMessage: USERNAME_MESSAGE,
+    label: 'Username',
+  });
+  const displayName = r.string('displayName', { max: 128 }) ?? '';
+  const roles = r.stringList('roles', 'Roles');
+  const active = r.boolean('active', true);
+  const password = r.string('password', { required: passwordRequired, label: 'Password' });
+  if (password !== undefined && password !== '') {
+    const problem = passwordProblem(password);
+    if (problem) r.errors.push(problem);
+  }
+  r.check();
+  return { username, displayName, roles, active, password: password || undefined };
+}
+
+/** Role names → ids, or 400 naming each unknown role at its index. */
+async function resolveRoles(db: Queryable, names: string[]): Promise<number[]> {
+  const roles = await rolesRepo.findByNames(db, names);
+  const errors = names.flatMap((name, index) =>
+    roles.has(nameKey(name)) ? [] : [{ path: `/roles/${index}`, message: `Role "${name}" does not exist` }],
+  );
+  if (errors.length > 0) throw validationFailed(errors);
+  return [...new Set(names.map((name) => roles.get(nameKey(name))?.id ?? 0))];
+}
+
+export function createUsersService(deps: ServiceDeps) {
+  const { db } = deps;
+  const cost = () => deps.settings.current().bcryptCost;
+
+  async function getUser(input: unknown): Promise<User> {
+    const user = await usersRepo.findById(db.knex, readId(input));
+    if (!user) throw notFound('User');
+    return toDto(user);
+  }
+
+  return {
+    listUsers: async (): Promise<User[]> => (await usersRepo.list(db.knex)).map(toDto),
+    getUser,
+
+    async createUser(input: unknown, context: CallContext): Promise<User> {
+      const user = readUser(input, true);
+      // Hash outside the transaction: bcrypt takes tens of ms and must not hold the writer.
+      const passwordHash = await hashPassword(user.password ?? '', cost());
+      const id = await db.knex
+        .transaction(async (trx) => {
+          const roleIds = await resolveRoles(trx, user.roles);
+          if (await usersRepo.usernameTaken(trx, user.username)) throw usernameTaken(user.username);
+          const newId = await usersRepo.insert(trx, { ...user, roleIds, passwordHash, createdAt: deps.now() });
+          await deps.audit.record(trx, context, 'create', 'users', newId, `Created user ${user.username}`);
+          return newId;
+        })
+        .catch((error: unknown) => {
+          throw isUniqueViolation(error) ? usernameTaken(user.username) : error;
+        });
+      deps.changes.publish('users');
+      return getUser({ id });
+    },
+
+    async updateUser(input: unknown, context: CallContext): Promise<User> {
+      const id = readId(input);
+      const user = readUser(input, false);
+      const passwordHash = user.password ? await hashPassword(user.password, cost()) : undefined;
+      await db.knex
+        .transaction(async (trx) => {
+          const existing = await usersRepo.findById(trx, id);
+          if (!existing) throw notFound('User');
+          const roleIds = await resolveRoles(trx, user.roles);
+          if (await usersRepo.usernameTaken(trx, user.username, id)) throw usernameTaken(user.username);
+          await usersRepo.update(trx, id, { ...user, roleIds, passwordHash });
+          // A new password or a disabled account ends every session of that user at once.
+          if (passwordHash || !user.active) await bearerTokensRepo.deleteForUser(trx, id);
+          const what = [passwordHash ? 'password changed' : '', user.active ? '' : 'disabled']
+            .filter(Boolean)
+            .join(', ');
+          await deps.audit.record(
+            trx,
+            context,
+            'update',
+            'users',
+            id,
+            `Updated user ${user.username}${what ? ` (${what})` : ''}`,
+          );
+        })
+        .catch((error: unknown) => {
+          throw isUniqueViolation(error) ? usernameTaken(user.username) : error;
+        });
+      deps.changes.publish('users', 'sessions');
+      return getUser({ id });
+    },
+
+    async deleteUser(input: unknown, context: CallContext): Promise<void> {
+      const id = readId(input);
+      await db.knex.transaction(async (trx) => {
+        const existing = await usersRepo.findById(trx, id);
+        if (!existing) throw notFound('User');
+        await usersRepo.delete(trx, id);
+        await deps.audit.record(trx, context, 'delete', 'users', id, `Deleted user ${existing.username}`);
+      });
+      deps.changes.publish('users', 'sessions');
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+import type { Middleware } from 'koa';
+import type { DbConfig } from './db';
+import { createGateway, type Gateway } from './gateway';
+import { startServer, type RunningServer } from './http/start-server';
+import type { Logger } from './logger';
+
+export interface StartOptions {
+  /** Data folder: the SQLite database lives here (and local files with PostgreSQL). */
+  dataDir: string;
+  /** PostgreSQL URL; SQLite in `dataDir` when absent. */
+  databaseUrl?: string;
+  /** Overrides of the stored `port`/`host` settings for this run (command-line flags). */
+  port?: number;
+  host?: string;
+  adminPassword?: string;
+  adminAssets?: Middleware;
+  logger?: Logger;
+}
+
+export interface StartedGateway {
+  gateway: Gateway;
+  server: RunningServer;
+  /** Graceful stop: no new connections, in-flight requests finish, then the database closes. */
+  stop(): Promise<void>;
+}
+
+export function databaseConfig(dataDir: string, databaseUrl?: string): DbConfig {
+  return databaseUrl
+    ? { kind: 'postgres', url: databaseUrl }
+    : { kind: 'sqlite', filename: join(dataDir, 'gateway.db') };
+}
+
+/** The one start function behind `gateway serve` and the desktop shell. */
+export async function startGateway(options: StartOptions): Promise<StartedGateway> {
+  const gateway = await createGateway({
+    database: databaseConfig(options.dataDir, options.databaseUrl),
+    adminPassword: options.adminPassword,
+    adminAssets: options.adminAssets,
+    logger: options.logger,
+  });
+  const settings = gateway.deps.settings.current();
+  let server: RunningServer;
+  try {
+    server = await startServer(gateway.app, {
+      port: options.port ?? settings.port,
+      host: options.host ?? settings.host,
+    });
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
+  gateway.runtime.listenUrls = server.urls;
+  let stopping: Promise<void> | null = null;
+  return {
+    gateway,
+    server,
+    stop: () =>
+      (stopping ??= (async () => {
+        await server.stop();
+        await gateway.close();
+      })()),
+  };
+}

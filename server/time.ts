@@ -1,0 +1,106 @@
+/**
+ * Calendar arithmetic in an IANA time zone, for access-token expiry: a token is valid until
+ * 00:00 of the day after its expiry date *in the gateway's time zone*, recomputed at every check.
+ */
+
+const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export function isValidTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function systemTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/** Parses `YYYY-MM-DD` into a real calendar date (rejects 2025-02-30). */
+export function parseDate(value: string): { year: number; month: number; day: number } | null {
+  const match = DATE_PATTERN.exec(value);
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const probe = new Date(Date.UTC(year, month - 1, day));
+  if (probe.getUTCFullYear() !== year || probe.getUTCMonth() !== month - 1 || probe.getUTCDate() !== day) return null;
+  return { year, month, day };
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function partsFormatter(zone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(zone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(zone, formatter);
+  }
+  return formatter;
+}
+
+/** The wall-clock fields of an instant in a zone. */
+function wallClock(
+  instant: number,
+  zone: string,
+): { year: number; month: number; day: number; hour: number; minute: number; second: number } {
+  const fields: Record<string, number> = {};
+  for (const part of partsFormatter(zone).formatToParts(new Date(instant))) {
+    if (part.type !== 'literal') fields[part.type] = Number(part.value);
+  }
+  return {
+    year: fields.year ?? 1970,
+    month: fields.month ?? 1,
+    day: fields.day ?? 1,
+    hour: fields.hour ?? 0,
+    minute: fields.minute ?? 0,
+    second: fields.second ?? 0,
+  };
+}
+
+/** The zone's offset from UTC at an instant, in ms. */
+function offsetAt(instant: number, zone: string): number {
+  const w = wallClock(instant, zone);
+  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(instant / 1000) * 1000;
+}
+
+/** The instant of local midnight starting the given calendar date in the zone. */
+export function startOfDay(date: { year: number; month: number; day: number }, zone: string): number {
+  const guess = Date.UTC(date.year, date.month - 1, date.day);
+  // Two passes settle the offset even when midnight sits next to a DST change.
+  let instant = guess - offsetAt(guess, zone);
+  instant = guess - offsetAt(instant, zone);
+  return instant;
+}
+
+/** Today's calendar date in the zone as `YYYY-MM-DD`. */
+export function todayIn(zone: string, now = Date.now()): string {
+  const w = wallClock(now, zone);
+  return `${String(w.year).padStart(4, '0')}-${String(w.month).padStart(2, '0')}-${String(w.day).padStart(2, '0')}`;
+}
+
+/** Whole calendar days from one `YYYY-MM-DD` to another (negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number {
+  const a = parseDate(from);
+  const b = parseDate(to);
+  if (!a || !b) return 0;
+  return Math.round((Date.UTC(b.year, b.month - 1, b.day) - Date.UTC(a.year, a.month - 1, a.day)) / 86_400_000);
+}
+
+/** The first instant at which a token with this expiry date is no longer valid. */
+export function expiryInstant(expiryDate: string, zone: string): number {
+  const date = parseDate(expiryDate);
+  if (!date) return 0;
+  const next = new Date(Date.UTC(date.year, date.month - 1, date.day + 1));
+  return startOfDay({ year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() }, zone);
+}
+
+export const iso = (ms: number): string => new Date(ms).toISOString();

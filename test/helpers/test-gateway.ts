@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGateway, type Gateway } from '../../server/gateway';
+import { startServer, type RunningServer } from '../../server/http/start-server';
+import { silentLogger } from '../../server/logger';
+
+export const ADMIN_PASSWORD = 'admin-password-1';
+
+export interface TestGateway {
+  gateway: Gateway;
+  server: RunningServer;
+  dataDir: string;
+  /** Base URL up to and including `/GWENDPOINTAPI`. */
+  base: string;
+  /** A bearer token of the first-start admin. */
+  adminToken(): Promise<string>;
+  /** Calls the admin API as the admin and returns status + parsed body. */
+  admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+/** A real gateway on a fresh SQLite file, listening on 127.0.0.1 port 0. */
+export async function startTestGateway(options: { dataDir?: string; now?: () => number } = {}): Promise<TestGateway> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const gateway = await createGateway({
+    database: { kind: 'sqlite', filename: join(dataDir, 'gateway.db') },
+    logger: silentLogger,
+    adminPassword: ADMIN_PASSWORD,
+    now: options.now,
+  });
+  const server = await startServer(gateway.app, { port: 0, host: '127.0.0.1' });
+  gateway.runtime.listenUrls = server.urls;
+  const base = `http://127.0.0.1:${server.port}/GWENDPOINTAPI`;
+  let token: string | null = null;
+  const adminToken = async () => {
+    if (token) return token;
+    const response = await fetch(`${base}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ userName: 'admin', password: ADMIN_PASSWORD }),
+    });
+    if (response.status !== 200) throw new Error(`admin login failed: ${response.status}`);
+    token = ((await response.json()) as { access_token: string }).access_token;
+    return token;
+  };
+  return {
+    gateway,
+    server,
+    dataDir,
+    base,
+    adminToken,
+    async admin(method, path, body) {
+      const response = await fetch(`${base}/_admin/api${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${await adminToken()}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null, headers: response.headers };
+    },
+    async close() {
+      await server.stop(1000);
+      await gateway.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `Authorization: Basic` header value. */
+export const basic = (username: string, password: string): string => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+
+/** A response's JSON body, untyped: tests assert its shape. */
+export const json = async (response: Response): Promise<any> => response.json();

@@ -1,0 +1,42 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createDb } from '../../server/db';
+import { MIGRATIONS } from '../../server/db/migration-source';
+
+describe('migrations', () => {
+  it('registers every file in migrations/, in order', () => {
+    const files = readdirSync(join(import.meta.dirname, '../../migrations'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.replace(/\.ts$/, ''))
+      .sort();
+    expect(MIGRATIONS.map((m) => m.name)).toEqual(files);
+    for (const name of files) expect(name).toMatch(/^\d{14}_[a-z0-9_]+$/);
+  });
+
+  it('migrates a fresh database up, down and up again with the pragmas set', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-migrate-'));
+    const db = await createDb({ kind: 'sqlite', filename: join(dir, 'gateway.db') });
+    try {
+      const tables = async () =>
+        ((await db.knex.raw("select name from sqlite_master where type = 'table' and name not like 'knex_%' and name not like 'sqlite_%'")) as { name: string }[])
+          .map((r) => r.name)
+          .sort();
+      const all = await tables();
+      expect(all).toEqual(expect.arrayContaining(['endpoints', 'routes', 'users', 'external_users', 'access_tokens', 'bearer_tokens', 'events', 'idempotency_keys', 'audit_log', 'settings']));
+      await db.rollbackAll();
+      expect(await tables()).toEqual([]);
+      await db.migrate();
+      expect(await tables()).toEqual(all);
+      expect(await db.knex.raw('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
+      expect(await db.knex.raw('PRAGMA synchronous')).toEqual([{ synchronous: 2 }]);
+      expect(await db.knex.raw('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
+      const indexes = ((await db.knex.raw("select name, tbl_name from sqlite_master where type = 'index'")) as { tbl_name: string }[]).map((r) => r.tbl_name);
+      for (const table of ['access_tokens', 'bearer_tokens', 'routes', 'users', 'external_users']) expect(indexes).toContain(table);
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { CONTAINER_VERSION, HEADER_BYTES, decryptBackup, encryptBackup } from '../../server/services/backup/crypto';
+
+const PASSPHRASE = 'correct horse battery';
+const PLAIN = Buffer.from(JSON.stringify({ format: 'gateway-backup', secret: 'visible-only-inside' }), 'utf8');
+
+describe('backup container', () => {
+  it('round-trips and has the documented layout', async () => {
+    const file = await encryptBackup(PLAIN, PASSPHRASE);
+    expect(file.subarray(0, 4).toString('ascii')).toBe('GWBK');
+    expect(file[4]).toBe(CONTAINER_VERSION);
+    expect(HEADER_BYTES).toBe(33);
+    // header 33 + tag 16 + ciphertext (GCM: same length as the plaintext)
+    expect(file.length).toBe(33 + 16 + PLAIN.length);
+    expect(file.includes(Buffer.from('visible-only-inside'))).toBe(false);
+    expect(await decryptBackup(file, PASSPHRASE)).toEqual(PLAIN);
+  });
+
+  it('uses a fresh salt and IV for every file', async () => {
+    const [a, b] = await Promise.all([encryptBackup(PLAIN, PASSPHRASE), encryptBackup(PLAIN, PASSPHRASE)]);
+    expect(a.subarray(5, 21).equals(b.subarray(5, 21))).toBe(false);
+    expect(a.subarray(21, 33).equals(b.subarray(21, 33))).toBe(false);
+    expect(a.subarray(33).equals(b.subarray(33))).toBe(false);
+  });
+
+  it('treats the passphrase in any Unicode normal form alike', async () => {
+    const composed = 'pass-phrase-\u00e9';
+    const decomposed = 'pass-phrase-e\u0301';
+    const file = await encryptBackup(PLAIN, composed);
+    expect(await decryptBackup(file, decomposed)).toEqual(PLAIN);
+  });
+
+  it('refuses a wrong passphrase, any flipped byte and any truncation with backup_invalid', async () => {
+    const file = await encryptBackup(PLAIN, PASSPHRASE);
+    await expect(decryptBackup(file, 'wrong passphrase')).rejects.toMatchObject({
+      code: 'backup_invalid',
+      status: 400,
+    });
+    // First and last byte of every region: magic, version, salt, IV, tag, ciphertext. (Each try
+    // costs one scrypt derivation, so not every byte.)
+    const middle = 49 + Math.floor((file.length - 49) / 2);
+    for (const offset of [0, 3, 4, 5, 20, 21, 32, 33, 48, 49, middle, file.length - 1]) {
+      const damaged = Buffer.from(file);
+      damaged[offset] = (damaged[offset] ?? 0) ^ 0x01;
+      await expect(decryptBackup(damaged, PASSPHRASE), `byte ${offset}`).rejects.toMatchObject({
+        code: 'backup_invalid',
+      });
+    }
+    for (const length of [0, 4, 33, 48, 49, file.length - 1]) {
+      await expect(decryptBackup(file.subarray(0, length), PASSPHRASE), `length ${length}`).rejects.toMatchObject({
+        code: 'backup_invalid',
+      });
+    }
+    await expect(decryptBackup(Buffer.concat([file, Buffer.from([0])]), PASSPHRASE)).rejects.toMatchObject({
+      code: 'backup_invalid',
+    });
+  });
+});
