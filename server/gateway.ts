@@ -125,6 +125,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         eventsPerMinute: await eventsRepo.countReceivedSince(db.knex, now() - 60_000),
       };
     },
+    async getTraffic() {
+      const minute = Math.floor(now() / 60_000);
+      const counts = await eventsRepo.countPerMinute(db.knex, (minute - 59) * 60_000);
+      return {
+        minutes: Array.from({ length: 60 }, (_, i) => minute - 59 + i).map((m) => ({ start: new Date(m * 60_000).toISOString(), count: counts.get(m) ?? 0 })),
+      };
+    },
   } satisfies GatewayHandlers;
 
   const app = createApp({

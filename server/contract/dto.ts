@@ -236,6 +236,11 @@ export interface Status {
   eventsPerMinute: number;
 }
 
+/** Events received per minute over the last hour, oldest first (the dashboard's chart). */
+export interface Traffic {
+  minutes: { start: string; count: number }[];
+}
+
 export interface BackupExportInput {
   passphrase: string;
 }

@@ -21,6 +21,7 @@ import type {
   Settings,
   SettingsUpdateResult,
   Status,
+  Traffic,
   User,
   UserInput,
 } from './dto';
@@ -79,6 +80,7 @@ export interface Operations {
   importBackup: { input: BackupImportInput; output: BackupDiff };
 
   getStatus: { input: void; output: Status };
+  getTraffic: { input: void; output: Traffic };
 }
 
 export type OperationName = keyof Operations;
@@ -105,3 +107,48 @@ export type GatewayApi = {
 
 /** How results cross IPC: thrown errors lose their fields there, so failures travel as data. */
 export type IpcResult<T> = { ok: true; data: T } | ({ ok: false } & ErrorData);
+
+/** What the preload exposes as `window.api`: each operation, answering with an IpcResult. */
+export type IpcBridge = {
+  [K in OperationName]: (input: OperationInput<K>) => Promise<IpcResult<OperationOutput<K>>>;
+};
+
+const OPERATION_SET = {
+  listEndpoints: true,
+  getEndpoint: true,
+  createEndpoint: true,
+  updateEndpoint: true,
+  deleteEndpoint: true,
+  listRoles: true,
+  getRole: true,
+  createRole: true,
+  updateRole: true,
+  deleteRole: true,
+  listUsers: true,
+  getUser: true,
+  createUser: true,
+  updateUser: true,
+  deleteUser: true,
+  listExternalUsers: true,
+  getExternalUser: true,
+  createExternalUser: true,
+  updateExternalUser: true,
+  deleteExternalUser: true,
+  listAccessTokens: true,
+  getAccessToken: true,
+  createAccessToken: true,
+  regenerateAccessToken: true,
+  deleteAccessToken: true,
+  listEvents: true,
+  getEvent: true,
+  getSettings: true,
+  updateSettings: true,
+  listAudit: true,
+  exportBackup: true,
+  importBackup: true,
+  getStatus: true,
+  getTraffic: true,
+} as const satisfies Record<OperationName, true>;
+
+/** Every operation name at run time (IPC binding, preload); `satisfies` keeps it complete. */
+export const OPERATION_NAMES = Object.keys(OPERATION_SET) as OperationName[];

@@ -73,6 +73,17 @@ export const eventsRepo = {
     return num(row?.n ?? 0);
   },
 
+  /** Submissions per minute since `since` (minute index = ms / 60000, integer division on both dialects). */
+  async countPerMinute(db: Queryable, since: number): Promise<Map<number, number>> {
+    const rows = (await db('events')
+      .whereNull('parent_id')
+      .where('received_at', '>=', since)
+      .select(db.raw('received_at / 60000 as minute'))
+      .count({ n: '*' })
+      .groupByRaw('received_at / 60000')) as { minute: unknown; n: unknown }[];
+    return new Map(rows.map((row) => [Math.floor(num(row.minute)), num(row.n)]));
+  },
+
   async countQueued(db: Queryable): Promise<number> {
     const row = (await db('events').where('status', 'queued').count({ n: '*' }).first()) as { n: unknown } | undefined;
     return num(row?.n ?? 0);

@@ -68,6 +68,7 @@ export const ADMIN_ROUTES = {
   importBackup: { method: 'post', path: '/backup/import', input: body },
 
   getStatus: { method: 'get', path: '/status' },
+  getTraffic: { method: 'get', path: '/status/traffic' },
 } as const satisfies Record<OperationName, AdminRoute>;
 
 /** Routes whose answer is a file rather than JSON. */
