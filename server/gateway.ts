@@ -36,6 +36,8 @@ export interface GatewayOptions {
   adminPassword?: string;
   adminAssets?: Middleware;
   now?: () => number;
+  /** Run the queue worker in this process (default true); false makes an ingest-only instance. */
+  processQueue?: boolean;
 }
 
 /** What the status operation needs from the running server (set once it listens). */
@@ -102,7 +104,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       return false;
     },
   });
-  await worker.start();
+  await worker.start(options.processQueue !== false);
 
   const handlers = {
     ...createEndpointsService(deps),

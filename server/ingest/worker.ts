@@ -61,8 +61,10 @@ export class Worker {
     },
   ) {}
 
-  async start(): Promise<void> {
+  /** Seeds the queue depth; with `process` false the queue is only counted, never worked. */
+  async start(process = true): Promise<void> {
     this.deps.depth.reset(await eventsRepo.countQueued(this.deps.db.knex));
+    if (!process) return;
     this.running = true;
     this.loop = this.run();
   }

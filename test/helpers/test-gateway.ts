@@ -21,13 +21,14 @@ export interface TestGateway {
 }
 
 /** A real gateway on a fresh SQLite file, listening on 127.0.0.1 port 0. */
-export async function startTestGateway(options: { dataDir?: string; now?: () => number } = {}): Promise<TestGateway> {
+export async function startTestGateway(options: { dataDir?: string; now?: () => number; processQueue?: boolean } = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const gateway = await createGateway({
     database: { kind: 'sqlite', filename: join(dataDir, 'gateway.db') },
     logger: silentLogger,
     adminPassword: ADMIN_PASSWORD,
     now: options.now,
+    processQueue: options.processQueue,
   });
   const server = await startServer(gateway.app, { port: 0, host: '127.0.0.1' });
   gateway.runtime.listenUrls = server.urls;
@@ -51,14 +52,21 @@ export async function startTestGateway(options: { dataDir?: string; now?: () => 
     base,
     adminToken,
     async admin(method, path, body) {
-      const response = await fetch(`${base}/_admin/api${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${await adminToken()}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+      const call = async () =>
+        fetch(`${base}/_admin/api${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${await adminToken()}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+      let response = await call();
+      if (response.status === 401) {
+        // The cached admin session may have expired under a test's clock; log in again once.
+        token = null;
+        response = await call();
+      }
       const text = await response.text();
       return { status: response.status, body: text ? (JSON.parse(text) as unknown) : null, headers: response.headers };
     },

@@ -1,5 +1,5 @@
 import bcrypt from 'bcryptjs';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CallContext } from '../../server/contract/operations';
 import { createGateway, type Gateway } from '../../server/gateway';
@@ -19,7 +19,7 @@ const ALICE_PASSWORD = 'alice-password-1';
 const POSTGRES_URL = process.env.GATEWAY_TEST_POSTGRES_URL;
 
 describe.runIf(POSTGRES_URL)('backup import on PostgreSQL', () => {
-  const admin = knexFactory({ client: 'pg', connection: POSTGRES_URL, pool: { min: 0, max: 1 } });
+  let admin: Knex;
   const names = [`gw_backup_a_${process.pid}`, `gw_backup_b_${process.pid}`];
   const gateways: Gateway[] = [];
 
@@ -36,6 +36,7 @@ describe.runIf(POSTGRES_URL)('backup import on PostgreSQL', () => {
   };
 
   beforeAll(async () => {
+    admin = knexFactory({ client: 'pg', connection: POSTGRES_URL, pool: { min: 0, max: 1 } });
     for (const name of names) {
       await admin.raw('drop database if exists ??', [name]);
       await admin.raw('create database ??', [name]);

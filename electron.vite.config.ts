@@ -1,0 +1,41 @@
+import { resolve } from 'node:path';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { defineConfig } from 'electron-vite';
+
+/**
+ * One build for the three parts of the desktop app. The renderer build is also what
+ * `gateway serve` serves as the web admin, so its asset paths are relative (`base: './'`): they
+ * resolve under file:// in Electron and under /GWENDPOINTAPI/_admin/ on the web alike.
+ */
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: {
+        input: { index: resolve(import.meta.dirname, 'electron/main/index.ts') },
+        // Native and dialect modules stay in node_modules (unpacked from asar by electron-builder).
+        external: ['electron', 'sqlite3', 'pg', 'pg-native', 'knex', 'bcryptjs', 'koa', '@koa/router', 'koa-bodyparser', 'epc-tds', 'tsx'],
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { index: resolve(import.meta.dirname, 'electron/preload/index.ts') },
+        // A sandboxed preload cannot load modules: one self-contained CommonJS file.
+        output: { format: 'cjs', entryFileNames: '[name].cjs', inlineDynamicImports: true },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(import.meta.dirname, 'renderer'),
+    base: './',
+    plugins: [svelte()],
+    build: {
+      outDir: resolve(import.meta.dirname, 'out/renderer'),
+      emptyOutDir: true,
+      rollupOptions: { input: { index: resolve(import.meta.dirname, 'renderer/index.html') } },
+    },
+  },
+});
