@@ -137,7 +137,6 @@ describe('authentication matrix (SPEC §4)', () => {
 
   it('refuses regenerating an expired token', async () => {
     const res = await gw.admin('POST', `/access-tokens/${ids.shortToken}/regenerate`);
-    console.log(res.body);
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('token_expired');
     expect((await gw.admin('GET', `/access-tokens/${ids.shortToken}`)).body).toMatchObject({ status: 'Expired', expiryInDays: -1 });
