@@ -14,6 +14,7 @@ import { Idempotency } from './ingest/idempotency';
 import { Pipeline } from './ingest/pipeline';
 import { LiveRoutes } from './ingest/route-table';
 import { QueueDepth, Worker } from './ingest/worker';
+import { Housekeeping } from './ingest/housekeeping';
 import { createAccessTokensService } from './services/access-tokens.service';
 import { createAuditService } from './services/audit.service';
 import { createBackupService } from './services/backup';
@@ -54,6 +55,7 @@ export interface Gateway {
   deps: ServiceDeps;
   runtime: RuntimeInfo;
   commit: GroupCommit;
+  housekeeping: Housekeeping;
   /** Set on the first start only: the generated admin password, to print once. */
   firstAdmin: { username: string; generatedPassword: string | null } | null;
   close(): Promise<void>;
@@ -105,6 +107,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
   });
   await worker.start(options.processQueue !== false);
+  const housekeeping = new Housekeeping({ db, commit, settings, sessions, idempotency, logger, now });
+  housekeeping.start();
 
   const handlers = {
     ...createEndpointsService(deps),
@@ -186,8 +190,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     runtime,
     firstAdmin,
     commit,
+    housekeeping,
     async close() {
       // The worker finishes its batch; what is still queued stays durable for the next start.
+      await housekeeping.stop();
       await worker.stop();
       await commit.drain();
       await db.close();

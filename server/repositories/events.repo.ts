@@ -190,3 +190,31 @@ export const eventWrites = {
     return ((await query) as EventRow[]).map(normalizeEventRow);
   },
 };
+
+/** Retention: old events in a final state, and their snapshot rows. */
+export const eventPruning = {
+  /** Ids of the oldest final submissions (never queued ones: acknowledged data is not dropped). */
+  async oldestFinal(db: Queryable, limit: number, receivedBefore?: number): Promise<string[]> {
+    const query = db('events').whereNull('parent_id').whereNot('status', 'queued').orderBy('id').limit(limit).select('id');
+    if (receivedBefore !== undefined) void query.where('received_at', '<', receivedBefore);
+    return ((await query) as { id: string }[]).map((row) => row.id);
+  },
+
+  async countSubmissions(db: Queryable): Promise<number> {
+    const row = (await db('events').whereNull('parent_id').count({ n: '*' }).first()) as { n: unknown } | undefined;
+    return num(row?.n ?? 0);
+  },
+
+  /** Deletes submissions with their split children, facets and GhostData rows. */
+  async deleteWithDependents(db: Queryable, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const children = ((await db('events').whereIn('parent_id', ids).select('id')) as { id: string }[]).map((row) => row.id);
+    const all = [...ids, ...children];
+    for (let start = 0; start < all.length; start += 500) {
+      const chunk = all.slice(start, start + 500);
+      await db('event_facets').whereIn('event_id', chunk).delete();
+      await db('ghost_rows').whereIn('event_id', chunk).delete();
+      await db('events').whereIn('id', chunk).delete();
+    }
+  },
+};

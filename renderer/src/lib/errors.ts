@@ -1,0 +1,42 @@
+import type { FieldError } from '../../../server/contract/errors';
+import { ApiError } from './api';
+
+/**
+ * A failed save, split for display: field errors are looked up by JSON Pointer so each form puts
+ * them under the right input; whatever no field claims goes to the form's summary.
+ */
+export class FormErrors {
+  constructor(
+    /** The service's message (or ours), shown above the form. */
+    readonly message: string | null = null,
+    readonly fields: FieldError[] = [],
+  ) {}
+
+  /** From anything a call can throw; unknown errors keep a generic, actionable message. */
+  static from(error: unknown): FormErrors {
+    if (error instanceof ApiError) return new FormErrors(error.message, error.errors);
+    return new FormErrors(describeError(error));
+  }
+
+  get any(): boolean {
+    return this.message !== null || this.fields.length > 0;
+  }
+
+  /** Messages for `path` itself or anything below it (`/routes/1/roles/0` belongs to `/routes/1/roles`). */
+  at(path: string): string | undefined {
+    const messages = this.fields.filter((e) => e.path === path || e.path.startsWith(`${path}/`)).map((e) => e.message);
+    return messages.length > 0 ? [...new Set(messages)].join(' ') : undefined;
+  }
+
+  /** Errors whose path is not under any of the paths a form shows. */
+  unclaimed(paths: readonly string[]): FieldError[] {
+    return this.fields.filter((e) => !paths.some((p) => e.path === p || e.path.startsWith(`${p}/`)));
+  }
+}
+
+/** One sentence for an error that is shown as a whole (not per field). */
+export function describeError(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof Error && error.message) return error.message;
+  return 'Something went wrong. Try again; if it keeps happening, check the gateway log.';
+}
