@@ -7,17 +7,15 @@ import { ghostDataProcessor } from './processors/ghost-data.processor';
 import { uhfTagReadProcessor } from './processors/uhf.processor';
 
 /**
- * Erases a processor's prepared-value type. Safe because callers only ever hand `store` the value
- * that the same processor's `validate` produced; the pipeline never mixes processors.
+ * One processor per event type; a new event type without one fails `tsc`. Each processor's
+ * prepared-value type is erased here: callers only ever hand `store` the value that the same
+ * processor's `validate` produced.
  */
-const erase = <P>(processor: EventProcessor<P>): EventProcessor<unknown> => processor as EventProcessor<unknown>;
-
-/** One processor per event type; a new event type without one fails `tsc`. */
 export const PROCESSORS: { readonly [K in EventType]: EventProcessor<unknown> } = {
-  AllData: erase(allDataProcessor),
-  CustomTrigger: erase(customTriggerProcessor),
-  EpcisMessage: erase(epcisMessageProcessor),
-  EpcisObject: erase(epcisObjectProcessor),
-  GhostData: erase(ghostDataProcessor),
-  UHFTagRead: erase(uhfTagReadProcessor),
+  AllData: allDataProcessor,
+  CustomTrigger: customTriggerProcessor,
+  EpcisMessage: epcisMessageProcessor,
+  EpcisObject: epcisObjectProcessor,
+  GhostData: ghostDataProcessor,
+  UHFTagRead: uhfTagReadProcessor,
 };

@@ -75,12 +75,12 @@ export const eventsRepo = {
 
   /** Submissions per minute since `since` (minute index = ms / 60000, integer division on both dialects). */
   async countPerMinute(db: Queryable, since: number): Promise<Map<number, number>> {
-    const rows = (await db('events')
+    const rows = await db('events')
       .whereNull('parent_id')
       .where('received_at', '>=', since)
       .select(db.raw('received_at / 60000 as minute'))
       .count({ n: '*' })
-      .groupByRaw('received_at / 60000')) as { minute: unknown; n: unknown }[];
+      .groupByRaw<{ minute: unknown; n: unknown }[]>('received_at / 60000');
     return new Map(rows.map((row) => [Math.floor(num(row.minute)), num(row.n)]));
   },
 
@@ -195,7 +195,12 @@ export const eventWrites = {
 export const eventPruning = {
   /** Ids of the oldest final submissions (never queued ones: acknowledged data is not dropped). */
   async oldestFinal(db: Queryable, limit: number, receivedBefore?: number): Promise<string[]> {
-    const query = db('events').whereNull('parent_id').whereNot('status', 'queued').orderBy('id').limit(limit).select('id');
+    const query = db('events')
+      .whereNull('parent_id')
+      .whereNot('status', 'queued')
+      .orderBy('id')
+      .limit(limit)
+      .select('id');
     if (receivedBefore !== undefined) void query.where('received_at', '<', receivedBefore);
     return ((await query) as { id: string }[]).map((row) => row.id);
   },
@@ -208,7 +213,7 @@ export const eventPruning = {
   /** Deletes submissions with their split children, facets and GhostData rows. */
   async deleteWithDependents(db: Queryable, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    const children = ((await db('events').whereIn('parent_id', ids).select('id')) as { id: string }[]).map((row) => row.id);
+    const children = (await db('events').whereIn('parent_id', ids).select<{ id: string }[]>('id')).map((row) => row.id);
     const all = [...ids, ...children];
     for (let start = 0; start < all.length; start += 500) {
       const chunk = all.slice(start, start + 500);

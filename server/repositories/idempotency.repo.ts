@@ -32,10 +32,14 @@ export const idempotencyRepo = {
     since: number,
   ): Promise<IdempotencyRecord | null> {
     const where = { route_id: routeId, principal, idempotency_key: key };
-    const row = (await db('idempotency_keys')
+    const row = await db('idempotency_keys')
       .where(where)
-      .first('body_hash', 'status_code', 'response_body', 'created_at')) as
-      { body_hash: string; status_code: unknown; response_body: string; created_at: unknown } | undefined;
+      .first<{ body_hash: string; status_code: unknown; response_body: string; created_at: unknown } | undefined>(
+        'body_hash',
+        'status_code',
+        'response_body',
+        'created_at',
+      );
     if (!row) return null;
     if (num(row.created_at) < since) {
       await db('idempotency_keys').where(where).delete();

@@ -76,13 +76,10 @@ export const inventoryRepo = {
     const rows = await chunked(
       keys,
       async (chunk) =>
-        (await db('tag_dedup')
+        await db('tag_dedup')
           .where('endpoint_id', endpointId)
           .whereIn('dedup_key', chunk)
-          .select('dedup_key', 'last_counted')) as {
-          dedup_key: string;
-          last_counted: unknown;
-        }[],
+          .select<{ dedup_key: string; last_counted: unknown }[]>('dedup_key', 'last_counted'),
     );
     return new Map(rows.map((row) => [row.dedup_key, num(row.last_counted)]));
   },
@@ -206,15 +203,13 @@ export const facetsRepo = {
     rows: { eventId: string; endpointId: number; name: string; value: string | null; num: number | null }[],
   ): Promise<void> {
     for (let start = 0; start < rows.length; start += 200) {
-      const batch = rows
-        .slice(start, start + 200)
-        .map((r) => ({
-          event_id: r.eventId,
-          endpoint_id: r.endpointId,
-          name: r.name,
-          value: r.value === null ? null : r.value.slice(0, 512),
-          num: r.num,
-        }));
+      const batch = rows.slice(start, start + 200).map((r) => ({
+        event_id: r.eventId,
+        endpoint_id: r.endpointId,
+        name: r.name,
+        value: r.value === null ? null : r.value.slice(0, 512),
+        num: r.num,
+      }));
       await db('event_facets').insert(batch);
     }
   },

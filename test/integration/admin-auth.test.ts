@@ -20,8 +20,16 @@ describe('POST /GWENDPOINTAPI/token', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBeTruthy();
     const body = await json(res);
-    expect(body).toEqual({ access_token: expect.stringMatching(/^gwbt_[A-Za-z0-9_-]{43}$/), token_type: 'Bearer', expires_in: 3600, roles: ['admin'] });
-    const viaBasic = await fetch(`${gw.base}/token`, { method: 'POST', headers: { authorization: basic('admin', ADMIN_PASSWORD) } });
+    expect(body).toEqual({
+      access_token: expect.stringMatching(/^gwbt_[A-Za-z0-9_-]{43}$/),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      roles: ['admin'],
+    });
+    const viaBasic = await fetch(`${gw.base}/token`, {
+      method: 'POST',
+      headers: { authorization: basic('admin', ADMIN_PASSWORD) },
+    });
     expect(viaBasic.status).toBe(200);
   });
 
@@ -35,12 +43,19 @@ describe('POST /GWENDPOINTAPI/token', () => {
     expect(res.headers.get('www-authenticate')).toBeNull();
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     expect(await json(res)).toMatchObject({ error: 'invalid_grant', code: 'credentials_invalid', status: 401 });
-    const unknown = await fetch(`${gw.base}/token`, { method: 'POST', headers: { authorization: basic('nobody', 'whatever1') } });
+    const unknown = await fetch(`${gw.base}/token`, {
+      method: 'POST',
+      headers: { authorization: basic('nobody', 'whatever1') },
+    });
     expect(unknown.status).toBe(401);
   });
 
   it('answers malformed JSON with 400 invalid_json and GET with 405', async () => {
-    const res = await fetch(`${gw.base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"userName":' });
+    const res = await fetch(`${gw.base}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"userName":',
+    });
     expect(res.status).toBe(400);
     expect((await json(res)).code).toBe('invalid_json');
     const get = await fetch(`${gw.base}/token`);
@@ -57,7 +72,9 @@ describe('admin API authentication', () => {
   });
 
   it('refuses Basic, unknown bearers and access tokens, even with role admin', async () => {
-    const token = (await gw.admin('POST', '/access-tokens', { name: 'admin-token', role: 'admin', expiryDate: '2999-01-01' })).body.token;
+    const token = (
+      await gw.admin('POST', '/access-tokens', { name: 'admin-token', role: 'admin', expiryDate: '2999-01-01' })
+    ).body.token;
     for (const authorization of [basic('admin', ADMIN_PASSWORD), 'Bearer gwbt_unknown', token, `Bearer ${token}`]) {
       const res = await adminGet(authorization);
       expect(res.status, authorization.slice(0, 12)).toBe(401);
@@ -67,7 +84,10 @@ describe('admin API authentication', () => {
 
   it('refuses a live bearer without role admin with 403', async () => {
     await gw.admin('POST', '/users', { username: 'viewer', password: 'viewer-pass-1' });
-    const login = await fetch(`${gw.base}/token`, { method: 'POST', headers: { authorization: basic('viewer', 'viewer-pass-1') } });
+    const login = await fetch(`${gw.base}/token`, {
+      method: 'POST',
+      headers: { authorization: basic('viewer', 'viewer-pass-1') },
+    });
     const { access_token } = await json(login);
     const res = await adminGet(`Bearer ${access_token}`);
     expect(res.status).toBe(403);
@@ -90,7 +110,11 @@ describe('health and unknown paths', () => {
   it('reports liveness without auth', async () => {
     const res = await fetch(`${gw.base}/_health`);
     expect(res.status).toBe(200);
-    expect(await json(res)).toMatchObject({ status: 'ok', database: { kind: 'sqlite', reachable: true }, queueDepth: 0 });
+    expect(await json(res)).toMatchObject({
+      status: 'ok',
+      database: { kind: 'sqlite', reachable: true },
+      queueDepth: 0,
+    });
   });
 
   it('answers paths outside the gateway with problem+json 404 and a request id', async () => {

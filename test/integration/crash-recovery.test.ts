@@ -36,7 +36,10 @@ describe('durability of async acknowledgements', () => {
           const res = await fetch(`${first.base}/crash/ingest`, {
             method: 'POST',
             headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ epc: (0x300000000000000000000000n + BigInt(n * 100000 + i)).toString(16), antenna: 1 }),
+            body: JSON.stringify({
+              epc: (0x300000000000000000000000n + BigInt(n * 100000 + i)).toString(16),
+              antenna: 1,
+            }),
           });
           if (res.status === 202) acknowledged.push(((await res.json()) as { id: string }).id);
         } catch {
@@ -59,7 +62,9 @@ describe('durability of async acknowledgements', () => {
     const deadline = Date.now() + 60_000;
     while (pending.size > 0 && Date.now() < deadline) {
       for (const id of [...pending]) {
-        const res = await fetch(`${second.base}/_admin/api/events/${id}`, { headers: { authorization: `Bearer ${token2}` } });
+        const res = await fetch(`${second.base}/_admin/api/events/${id}`, {
+          headers: { authorization: `Bearer ${token2}` },
+        });
         expect(res.status, `event ${id} answered 202 but is missing`).toBe(200);
         const event = (await res.json()) as { status: string };
         if (event.status === 'processed') pending.delete(id);

@@ -16,7 +16,11 @@ const post = (route: string, authorization?: string, body: unknown = { hello: 'w
   });
 
 const login = async (userName: string, password: string) =>
-  (await json(await fetch(`${gw.base}/token`, { method: 'POST', headers: { authorization: basic(userName, password) } }))).access_token as string;
+  (
+    await json(
+      await fetch(`${gw.base}/token`, { method: 'POST', headers: { authorization: basic(userName, password) } }),
+    )
+  ).access_token as string;
 
 beforeAll(async () => {
   gw = await startTestGateway({ now: () => clock });
@@ -24,25 +28,65 @@ beforeAll(async () => {
   await gw.admin('PUT', '/settings', { authFailureLimit: 1000, timeZone: 'UTC', bearerTokenTtlSeconds: 2_592_000 });
   await gw.admin('POST', '/roles', { name: 'ops' });
   await gw.admin('POST', '/roles', { name: 'other' });
-  const route = (name: string, authType: string, roles: string[] = []) => ({ name, eventType: 'AllData', requestType: 'HttpPost', authType, roles });
+  const route = (name: string, authType: string, roles: string[] = []) => ({
+    name,
+    eventType: 'AllData',
+    requestType: 'HttpPost',
+    authType,
+    roles,
+  });
   const endpoint = await gw.admin('POST', '/endpoints', {
     name: 'Site',
     baseRoutePath: 'site',
-    routes: [route('open', 'noauth'), route('gate', 'basic'), route('gate2', 'basic'), route('secure', 'OAuth2', ['ops'])],
+    routes: [
+      route('open', 'noauth'),
+      route('gate', 'basic'),
+      route('gate2', 'basic'),
+      route('secure', 'OAuth2', ['ops']),
+    ],
   });
   expect(endpoint.status).toBe(201);
-  const ext = await gw.admin('POST', '/external-users', { username: 'reader', password: 'reader-pass', routes: ['gate'] });
-  const extOther = await gw.admin('POST', '/external-users', { username: 'reader2', password: 'reader2-pass', routes: ['gate2'] });
-  const extOff = await gw.admin('POST', '/external-users', { username: 'readeroff', password: 'readeroff-pass', routes: ['gate'], active: false });
+  const ext = await gw.admin('POST', '/external-users', {
+    username: 'reader',
+    password: 'reader-pass',
+    routes: ['gate'],
+  });
+  const extOther = await gw.admin('POST', '/external-users', {
+    username: 'reader2',
+    password: 'reader2-pass',
+    routes: ['gate2'],
+  });
+  const extOff = await gw.admin('POST', '/external-users', {
+    username: 'readeroff',
+    password: 'readeroff-pass',
+    routes: ['gate'],
+    active: false,
+  });
   await gw.admin('POST', '/users', { username: 'opsuser', password: 'opsuser-pass', roles: ['ops'] });
   await gw.admin('POST', '/users', { username: 'plain', password: 'plain-pass', roles: ['other'] });
   const offUser = await gw.admin('POST', '/users', { username: 'offuser', password: 'offuser-pass', roles: ['ops'] });
-  const opsToken = await gw.admin('POST', '/access-tokens', { name: 'ops-token', role: 'ops', expiryDate: '2999-01-01' });
-  const otherToken = await gw.admin('POST', '/access-tokens', { name: 'other-token', role: 'other', expiryDate: '2999-01-01' });
+  const opsToken = await gw.admin('POST', '/access-tokens', {
+    name: 'ops-token',
+    role: 'ops',
+    expiryDate: '2999-01-01',
+  });
+  const otherToken = await gw.admin('POST', '/access-tokens', {
+    name: 'other-token',
+    role: 'other',
+    expiryDate: '2999-01-01',
+  });
   const today = new Date(clock).toISOString().slice(0, 10);
   const shortToken = await gw.admin('POST', '/access-tokens', { name: 'short-token', role: 'ops', expiryDate: today });
-  const goneToken = await gw.admin('POST', '/access-tokens', { name: 'gone-token', role: 'ops', expiryDate: '2999-01-01' });
-  const oldToken = await gw.admin('POST', '/access-tokens', { name: 'old-token', role: 'ops', expiryDate: '2999-01-01' });
+  const goneToken = await gw.admin('POST', '/access-tokens', {
+    name: 'gone-token',
+    role: 'ops',
+    expiryDate: '2999-01-01',
+  });
+  const oldToken = await gw.admin('POST', '/access-tokens', {
+    name: 'old-token',
+    role: 'ops',
+    expiryDate: '2999-01-01',
+  });
   creds.basicOk = basic('reader', 'reader-pass');
   creds.basicWrong = basic('reader', 'not-the-pass');
   creds.basicUnassigned = basic('reader2', 'reader2-pass');
@@ -105,7 +149,8 @@ describe('authentication matrix (SPEC §4)', () => {
           expect(res.headers.get('content-type')).toContain('application/problem+json');
           expect(body).toMatchObject({ code, status });
           const challenge = res.headers.get('www-authenticate');
-          if (status === 401) expect(challenge).toBe(route === 'gate' ? 'Basic realm="GWENDPOINTAPI"' : 'Bearer realm="GWENDPOINTAPI"');
+          if (status === 401)
+            expect(challenge).toBe(route === 'gate' ? 'Basic realm="GWENDPOINTAPI"' : 'Bearer realm="GWENDPOINTAPI"');
           else expect(challenge).toBeNull();
         } else {
           expect(body).toMatchObject({ status: 'processed', eventType: 'AllData' });
@@ -128,7 +173,11 @@ describe('authentication matrix (SPEC §4)', () => {
     expect((await post('gate', creds.basicOk)).status).toBe(403);
     await gw.admin('PUT', `/external-users/${ids.ext}`, { username: 'reader', routes: ['gate'], active: true });
     expect((await post('gate', creds.basicOk)).status).toBe(200);
-    await gw.admin('PUT', `/external-users/${ids.ext}`, { username: 'reader', routes: ['gate'], password: 'reader-pass-2' });
+    await gw.admin('PUT', `/external-users/${ids.ext}`, {
+      username: 'reader',
+      routes: ['gate'],
+      password: 'reader-pass-2',
+    });
     expect((await post('gate', creds.basicOk)).status).toBe(401);
     expect((await post('gate', basic('reader', 'reader-pass-2'))).status).toBe(200);
     await gw.admin('DELETE', `/external-users/${ids.extOther}`);
@@ -139,7 +188,10 @@ describe('authentication matrix (SPEC §4)', () => {
     const res = await gw.admin('POST', `/access-tokens/${ids.shortToken}/regenerate`);
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('token_expired');
-    expect((await gw.admin('GET', `/access-tokens/${ids.shortToken}`)).body).toMatchObject({ status: 'Expired', expiryInDays: -1 });
+    expect((await gw.admin('GET', `/access-tokens/${ids.shortToken}`)).body).toMatchObject({
+      status: 'Expired',
+      expiryInDays: -1,
+    });
   });
 
   it('refuses an unauthenticated 50 MB upload without reading it', async () => {
@@ -147,13 +199,21 @@ describe('authentication matrix (SPEC §4)', () => {
     const started = Date.now();
     const status = await new Promise<number>((resolve, reject) => {
       const req = request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 50 * 1024 * 1024 } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-length': 50 * 1024 * 1024 },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
         },
       );
-      req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error)));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        error.code === 'ECONNRESET' || error.code === 'EPIPE' ? undefined : reject(error),
+      );
       // Send only the first kilobyte: the answer must come without the rest.
       req.write(Buffer.alloc(1024, 32));
     });

@@ -7,7 +7,11 @@ const fixture = (path: string) => readFileSync(join(import.meta.dirname, '../fix
 let gw: TestGateway;
 
 const send = (route: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(`${gw.base}/plant/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  fetch(`${gw.base}/plant/${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 const get = (route: string, query = '') => fetch(`${gw.base}/plant/${route}${query}`);
 
 /** Polls a receipt until the event reaches a final state. */
@@ -22,7 +26,13 @@ async function settled(location: string): Promise<any> {
 
 beforeAll(async () => {
   gw = await startTestGateway();
-  const r = (name: string, eventType: string, extra: Record<string, unknown> = {}) => ({ name, eventType, requestType: 'HttpPost', authType: 'noauth', ...extra });
+  const r = (name: string, eventType: string, extra: Record<string, unknown> = {}) => ({
+    name,
+    eventType,
+    requestType: 'HttpPost',
+    authType: 'noauth',
+    ...extra,
+  });
   const g = (name: string, eventType: string) => ({ name, eventType, requestType: 'HttpGet', authType: 'noauth' });
   const res = await gw.admin('POST', '/endpoints', {
     name: 'Plant',
@@ -47,7 +57,12 @@ beforeAll(async () => {
     ],
   });
   expect(res.status).toBe(201);
-  await gw.admin('POST', '/endpoints', { name: 'Off', baseRoutePath: 'off', active: false, routes: [r('offRoute', 'AllData')] });
+  await gw.admin('POST', '/endpoints', {
+    name: 'Off',
+    baseRoutePath: 'off',
+    active: false,
+    routes: [r('offRoute', 'AllData')],
+  });
 });
 afterAll(() => gw.close());
 
@@ -55,12 +70,16 @@ describe('routing', () => {
   it('answers unknown, inactive route and inactive endpoint with the same 404', async () => {
     const bodies = [];
     for (const path of ['/plant/nope', '/plant/inactive', '/off/offRoute']) {
-      const res = await fetch(`${gw.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'same' }, body: '{}' });
+      const res = await fetch(`${gw.base}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'same' },
+        body: '{}',
+      });
       expect(res.status).toBe(404);
       bodies.push(await res.text());
     }
     expect(new Set(bodies).size).toBe(1);
-    expect(JSON.parse(bodies[0] as string)).toMatchObject({ code: 'route_not_found', status: 404 });
+    expect(JSON.parse(bodies[0])).toMatchObject({ code: 'route_not_found', status: 404 });
   });
 
   it('answers a wrong method with 405 and Allow, tolerates a trailing slash, always sets X-Request-Id', async () => {
@@ -68,7 +87,11 @@ describe('routing', () => {
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('POST');
     expect((await json(wrong)).code).toBe('method_not_allowed');
-    const slash = await fetch(`${gw.base}/plant/all/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+    const slash = await fetch(`${gw.base}/plant/all/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
     expect(slash.status).toBe(200);
     expect(slash.headers.get('x-request-id')).toMatch(/.+/);
   });
@@ -79,7 +102,9 @@ describe('body handling', () => {
     expect((await send('all', '{}', { 'content-type': 'text/plain' })).status).toBe(415);
     expect((await fetch(`${gw.base}/plant/all`, { method: 'POST', body: '{}' })).status).toBe(415);
     expect((await send('all', '{"a":1}', { 'content-type': 'application/ld+json' })).status).toBe(200);
-    expect((await send('all', '{"a":1}', { 'content-type': 'application/vnd.acme+json; charset=utf-8' })).status).toBe(200);
+    expect((await send('all', '{"a":1}', { 'content-type': 'application/vnd.acme+json; charset=utf-8' })).status).toBe(
+      200,
+    );
     const bad = await send('all', '{"a":');
     expect(bad.status).toBe(400);
     expect(bad.headers.get('content-type')).toContain('application/problem+json');
@@ -95,15 +120,31 @@ describe('body handling', () => {
     const res = await send('all', '42');
     expect(res.status).toBe(422);
     const body = await json(res);
-    expect(body).toMatchObject({ code: 'validation_failed', status: 422, errors: [expect.objectContaining({ path: '' })] });
+    expect(body).toMatchObject({
+      code: 'validation_failed',
+      status: 422,
+      errors: [expect.objectContaining({ path: '' })],
+    });
     const stored = await gw.admin('GET', `/events/${body.id}`);
-    expect(stored.body).toMatchObject({ status: 'rejected', route: 'all', endpoint: 'Plant', payload: 42, errors: body.errors });
+    expect(stored.body).toMatchObject({
+      status: 'rejected',
+      route: 'all',
+      endpoint: 'Plant',
+      payload: 42,
+      errors: body.errors,
+    });
   });
 });
 
 describe('sync processing per event type', () => {
   it('UHFTagRead: every reader format, dedup and the live inventory', async () => {
-    for (const file of ['zebra-fx-single.json', 'zebra-fx-array.json', 'impinj-r700-webhook.json', 'speedway-connect.json', 'generic.json']) {
+    for (const file of [
+      'zebra-fx-single.json',
+      'zebra-fx-array.json',
+      'impinj-r700-webhook.json',
+      'speedway-connect.json',
+      'generic.json',
+    ]) {
       const res = await send('tags', fixture(`readers/${file}`));
       expect(res.status, file).toBe(200);
       const body = await json(res);
@@ -112,8 +153,16 @@ describe('sync processing per event type', () => {
     }
     const concatenated = await json(await send('tags', fixture('readers/zebra-fx-concatenated.txt')));
     expect(concatenated.result.reads).toBeGreaterThan(1);
-    const read = { epc: 'e28011700000020a1b2c3d4e', readerId: 'dock-1', antenna: 1, rssi: -50, readAt: '2026-01-01T00:00:00.000Z' };
-    const first = await json(await send('tags', JSON.stringify([read, { ...read, readAt: '2026-01-01T00:00:00.400Z' }])));
+    const read = {
+      epc: 'e28011700000020a1b2c3d4e',
+      readerId: 'dock-1',
+      antenna: 1,
+      rssi: -50,
+      readAt: '2026-01-01T00:00:00.000Z',
+    };
+    const first = await json(
+      await send('tags', JSON.stringify([read, { ...read, readAt: '2026-01-01T00:00:00.400Z' }])),
+    );
     expect(first.result).toEqual({ reads: 2, uniqueEpcs: 1, duplicatesSuppressed: 1 });
     const again = await json(await send('tags', JSON.stringify({ ...read, readAt: '2026-01-01T00:00:00.900Z' })));
     expect(again.result).toEqual({ reads: 1, uniqueEpcs: 1, duplicatesSuppressed: 1 });
@@ -147,19 +196,39 @@ describe('sync processing per event type', () => {
     const { table } = view.items[0];
     const filtered = await json(await get('ghostView', `?table=${table}`));
     expect(filtered.items.every((item: { table: string }) => item.table === table)).toBe(true);
-    expect(filtered.items[0]).toEqual({ eventId: expect.any(String), receivedAt: expect.any(String), table, row: expect.any(Object) });
+    expect(filtered.items[0]).toEqual({
+      eventId: expect.any(String),
+      receivedAt: expect.any(String),
+      table,
+      row: expect.any(Object),
+    });
     const mismatch = await send('ghost', JSON.stringify({ T: [{ TN: 'T', CN: 'A;B', DR: [{ c: [1] }] }] }));
     expect(mismatch.status).toBe(422);
     expect((await json(mismatch)).errors[0].path).toBe('/T/0/DR/0/c');
   });
 
   it('CustomTrigger is stored and filtered by trigger', async () => {
-    const res = await send('trigger', JSON.stringify({ trigger: 'door.open', source: 'gate-3', occurredAt: '2026-02-01T10:00:00Z', params: { door: 3 } }));
+    const res = await send(
+      'trigger',
+      JSON.stringify({
+        trigger: 'door.open',
+        source: 'gate-3',
+        occurredAt: '2026-02-01T10:00:00Z',
+        params: { door: 3 },
+      }),
+    );
     expect(res.status).toBe(200);
     await send('trigger', JSON.stringify({ trigger: 'door.close' }));
     const view = await json(await get('triggerView', '?trigger=door.open'));
     expect(view.items).toEqual([
-      { id: (await json(res)).id ?? expect.any(String), receivedAt: expect.any(String), trigger: 'door.open', source: 'gate-3', occurredAt: '2026-02-01T10:00:00.000Z', params: { door: 3 } },
+      {
+        id: (await json(res)).id ?? expect.any(String),
+        receivedAt: expect.any(String),
+        trigger: 'door.open',
+        source: 'gate-3',
+        occurredAt: '2026-02-01T10:00:00.000Z',
+        params: { door: 3 },
+      },
     ]);
     expect((await send('trigger', JSON.stringify({ trigger: 'x', occurredAt: 'yesterday' }))).status).toBe(422);
   });
@@ -177,9 +246,14 @@ describe('sync processing per event type', () => {
     expect(child.body.payload.eventID).toEqual(expect.any(String));
     const events = await json(await get('epcisEventView', '?type=ObjectEvent'));
     expect(events.items.length).toBe(split.result.eventCount);
-    const invalid = await send('epcisDoc', JSON.stringify({ ...JSON.parse(doc), schemaVersion: undefined, type: 'EpcisDocument' }));
+    const invalid = await send(
+      'epcisDoc',
+      JSON.stringify({ ...JSON.parse(doc), schemaVersion: undefined, type: 'EpcisDocument' }),
+    );
     expect(invalid.status).toBe(422);
-    const lenient = await json(await send('epcisLenientDoc', JSON.stringify({ ...JSON.parse(doc), type: 'EpcisDocument' })));
+    const lenient = await json(
+      await send('epcisLenientDoc', JSON.stringify({ ...JSON.parse(doc), type: 'EpcisDocument' })),
+    );
     expect(lenient.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ path: '/type' })]));
   });
 });
@@ -192,7 +266,13 @@ describe('async processing', () => {
     expect(body).toEqual({ id: expect.any(String), status: 'queued' });
     expect(res.headers.get('location')).toBe(`/GWENDPOINTAPI/plant/allAsync/receipts/${body.id}`);
     const receipt = await settled(res.headers.get('location') as string);
-    expect(receipt).toMatchObject({ id: body.id, eventType: 'AllData', status: 'processed', receivedAt: expect.any(String), processedAt: expect.any(String) });
+    expect(receipt).toMatchObject({
+      id: body.id,
+      eventType: 'AllData',
+      status: 'processed',
+      receivedAt: expect.any(String),
+      processedAt: expect.any(String),
+    });
   });
 
   it('rejects invalid payloads in the background and keeps them', async () => {
@@ -220,7 +300,9 @@ describe('idempotency', () => {
     const repeat = await send('all', '{"order":42}', headers);
     expect(repeat.status).toBe(first.status);
     expect(await json(repeat)).toEqual(firstBody);
-    const count = (await gw.admin('GET', '/events?route=all&limit=1000')).body.items.filter((e: { payload: unknown }) => JSON.stringify(e.payload) === '{"order":42}');
+    const count = (await gw.admin('GET', '/events?route=all&limit=1000')).body.items.filter(
+      (e: { payload: unknown }) => JSON.stringify(e.payload) === '{"order":42}',
+    );
     expect(count).toHaveLength(1);
     const reused = await send('all', '{"order":43}', headers);
     expect(reused.status).toBe(409);
@@ -243,7 +325,13 @@ describe('GET snapshots', () => {
     for (let i = 0; i < 5; i++) await send('all', JSON.stringify({ page: i }));
     const first = await json(await get('allView', '?limit=2'));
     expect(first.items).toHaveLength(2);
-    expect(first.items[0]).toEqual({ id: expect.any(String), route: 'all', receivedAt: expect.any(String), principal: 'anonymous', payload: expect.anything() });
+    expect(first.items[0]).toEqual({
+      id: expect.any(String),
+      route: 'all',
+      receivedAt: expect.any(String),
+      principal: 'anonymous',
+      payload: expect.anything(),
+    });
     expect(first.items[0].id > first.items[1].id).toBe(true);
     const second = await json(await get('allView', `?limit=2&cursor=${first.nextCursor}`));
     expect(second.items[0].id < first.items[1].id).toBe(true);
@@ -261,8 +349,13 @@ describe('queue depth', () => {
     const held = await startTestGateway({ processQueue: false });
     try {
       await held.admin('PUT', '/settings', { maxQueueDepth: 2 });
-      await held.admin('POST', '/endpoints', { name: 'Q', baseRoutePath: 'q', routes: [{ name: 'qIn', eventType: 'AllData', requestType: 'HttpPost', authType: 'noauth', async: true }] });
-      const post = () => fetch(`${held.base}/q/qIn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      await held.admin('POST', '/endpoints', {
+        name: 'Q',
+        baseRoutePath: 'q',
+        routes: [{ name: 'qIn', eventType: 'AllData', requestType: 'HttpPost', authType: 'noauth', async: true }],
+      });
+      const post = () =>
+        fetch(`${held.base}/q/qIn`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
       expect((await post()).status).toBe(202);
       expect((await post()).status).toBe(202);
       const full = await post();

@@ -54,15 +54,26 @@ describe('endpoints and routes (SPEC §3)', () => {
     expect(res.body.routes[0].payloadType).toBe(payloadType);
   });
 
-  it.each(['1dock', '_dock', 'do-ck', 'do ck', '', 'a'.repeat(65)])('refuses base route path %j with 400', async (baseRoutePath) => {
-    const res = await gw.admin('POST', '/endpoints', { name: `X${baseRoutePath.length}`, baseRoutePath, routes: [route('bp1')] });
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('validation_failed');
-    expect(res.body.errors).toContainEqual(expect.objectContaining({ path: '/baseRoutePath' }));
-  });
+  it.each(['1dock', '_dock', 'do-ck', 'do ck', '', 'a'.repeat(65)])(
+    'refuses base route path %j with 400',
+    async (baseRoutePath) => {
+      const res = await gw.admin('POST', '/endpoints', {
+        name: `X${baseRoutePath.length}`,
+        baseRoutePath,
+        routes: [route('bp1')],
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.errors).toContainEqual(expect.objectContaining({ path: '/baseRoutePath' }));
+    },
+  );
 
   it.each(['9route', 'ro.ute', 'ro ute', '-route'])('refuses route name %j with 400 at its path', async (name) => {
-    const res = await gw.admin('POST', '/endpoints', { name: 'Bad', baseRoutePath: 'bad', routes: [route('okRoute'), route(name)] });
+    const res = await gw.admin('POST', '/endpoints', {
+      name: 'Bad',
+      baseRoutePath: 'bad',
+      routes: [route('okRoute'), route(name)],
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toContainEqual(expect.objectContaining({ path: '/routes/1/name' }));
   });
@@ -88,39 +99,75 @@ describe('endpoints and routes (SPEC §3)', () => {
   });
 
   it('keeps route names unique across the whole client, case-insensitively', async () => {
-    const other = await gw.admin('POST', '/endpoints', { name: 'Yard', baseRoutePath: 'yard', routes: [route('DOCKIN')] });
+    const other = await gw.admin('POST', '/endpoints', {
+      name: 'Yard',
+      baseRoutePath: 'yard',
+      routes: [route('DOCKIN')],
+    });
     expect(other.status).toBe(409);
     expect(other.body.code).toBe('route_name_taken');
     expect(other.body.errors).toContainEqual(expect.objectContaining({ path: '/routes/0/name' }));
-    const twice = await gw.admin('POST', '/endpoints', { name: 'Yard', baseRoutePath: 'yard', routes: [route('y1'), route('Y1')] });
+    const twice = await gw.admin('POST', '/endpoints', {
+      name: 'Yard',
+      baseRoutePath: 'yard',
+      routes: [route('y1'), route('Y1')],
+    });
     expect(twice.status).toBe(409);
     expect(twice.body.code).toBe('route_name_taken');
   });
 
   it('frees a route name once its route is deleted', async () => {
-    const created = await gw.admin('POST', '/endpoints', { name: 'Free', baseRoutePath: 'free', routes: [route('freeA'), route('freeB')] });
+    const created = await gw.admin('POST', '/endpoints', {
+      name: 'Free',
+      baseRoutePath: 'free',
+      routes: [route('freeA'), route('freeB')],
+    });
     const [, b] = created.body.routes;
     expect((await gw.admin('PUT', `/endpoints/${created.body.id}`, { ...created.body, routes: [b] })).status).toBe(200);
-    const reuse = await gw.admin('POST', '/endpoints', { name: 'Reuse', baseRoutePath: 'reuse', routes: [route('freeA')] });
+    const reuse = await gw.admin('POST', '/endpoints', {
+      name: 'Reuse',
+      baseRoutePath: 'reuse',
+      routes: [route('freeA')],
+    });
     expect(reuse.status).toBe(201);
   });
 
   it('requires roles on OAuth2 routes and only there, naming existing roles', async () => {
-    const none = await gw.admin('POST', '/endpoints', { name: 'O', baseRoutePath: 'o', routes: [route('o1', { authType: 'OAuth2' })] });
+    const none = await gw.admin('POST', '/endpoints', {
+      name: 'O',
+      baseRoutePath: 'o',
+      routes: [route('o1', { authType: 'OAuth2' })],
+    });
     expect(none.status).toBe(400);
     expect(none.body.errors).toContainEqual(expect.objectContaining({ path: '/routes/0/roles' }));
-    const onBasic = await gw.admin('POST', '/endpoints', { name: 'O', baseRoutePath: 'o', routes: [route('o1', { authType: 'basic', roles: ['readers'] })] });
+    const onBasic = await gw.admin('POST', '/endpoints', {
+      name: 'O',
+      baseRoutePath: 'o',
+      routes: [route('o1', { authType: 'basic', roles: ['readers'] })],
+    });
     expect(onBasic.status).toBe(400);
-    const unknown = await gw.admin('POST', '/endpoints', { name: 'O', baseRoutePath: 'o', routes: [route('o1', { authType: 'OAuth2', roles: ['ghosts'] })] });
+    const unknown = await gw.admin('POST', '/endpoints', {
+      name: 'O',
+      baseRoutePath: 'o',
+      routes: [route('o1', { authType: 'OAuth2', roles: ['ghosts'] })],
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors).toContainEqual(expect.objectContaining({ path: '/routes/0/roles/0' }));
-    const ok = await gw.admin('POST', '/endpoints', { name: 'O', baseRoutePath: 'o', routes: [route('o1', { authType: 'OAuth2', roles: ['readers'] })] });
+    const ok = await gw.admin('POST', '/endpoints', {
+      name: 'O',
+      baseRoutePath: 'o',
+      routes: [route('o1', { authType: 'OAuth2', roles: ['readers'] })],
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.routes[0].roles).toEqual(['readers']);
   });
 
   it('allows async only with HttpPost', async () => {
-    const res = await gw.admin('POST', '/endpoints', { name: 'A', baseRoutePath: 'a', routes: [route('a1', { requestType: 'HttpGet', async: true })] });
+    const res = await gw.admin('POST', '/endpoints', {
+      name: 'A',
+      baseRoutePath: 'a',
+      routes: [route('a1', { requestType: 'HttpGet', async: true })],
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toContainEqual(expect.objectContaining({ path: '/routes/0/async' }));
   });
@@ -130,7 +177,11 @@ describe('endpoints and routes (SPEC §3)', () => {
     ['requestType', 'HttpPut'],
     ['authType', 'Basic'],
   ])('refuses %s %j', async (field, value) => {
-    const res = await gw.admin('POST', '/endpoints', { name: 'E', baseRoutePath: 'e', routes: [route('e1', { [field]: value })] });
+    const res = await gw.admin('POST', '/endpoints', {
+      name: 'E',
+      baseRoutePath: 'e',
+      routes: [route('e1', { [field]: value })],
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors).toContainEqual(expect.objectContaining({ path: `/routes/0/${field}` }));
   });
@@ -142,7 +193,11 @@ describe('endpoints and routes (SPEC §3)', () => {
       routes: [route('gateIn', { authType: 'basic' }), route('gateOut', { authType: 'basic' })],
     });
     expect(created.status).toBe(201);
-    const user = await gw.admin('POST', '/external-users', { username: 'reader1', password: 'reader-pass-1', routes: ['gateIn', 'gateOut'] });
+    const user = await gw.admin('POST', '/external-users', {
+      username: 'reader1',
+      password: 'reader-pass-1',
+      routes: ['gateIn', 'gateOut'],
+    });
     expect(user.status).toBe(201);
     const [gateIn, gateOut] = created.body.routes;
     const res = await gw.admin('PUT', `/endpoints/${created.body.id}`, {
@@ -157,7 +212,11 @@ describe('endpoints and routes (SPEC §3)', () => {
 
   it('answers 404 for unknown ids and 204 on delete', async () => {
     expect((await gw.admin('GET', '/endpoints/99999')).status).toBe(404);
-    const created = await gw.admin('POST', '/endpoints', { name: 'Gone', baseRoutePath: 'gone', routes: [route('goneR')] });
+    const created = await gw.admin('POST', '/endpoints', {
+      name: 'Gone',
+      baseRoutePath: 'gone',
+      routes: [route('goneR')],
+    });
     const del = await gw.admin('DELETE', `/endpoints/${created.body.id}`);
     expect(del.status).toBe(204);
     expect((await gw.admin('GET', `/endpoints/${created.body.id}`)).status).toBe(404);

@@ -10,7 +10,11 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 const login = (userName: string, password: string) =>
-  fetch(`${gw.base}/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ userName, password }) });
+  fetch(`${gw.base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userName, password }),
+  });
 
 describe('roles', () => {
   it('has the built-in admin role, which cannot be deleted or renamed', async () => {
@@ -36,10 +40,20 @@ describe('roles', () => {
     const endpoint = await gw.admin('POST', '/endpoints', {
       name: 'Scan',
       baseRoutePath: 'scan',
-      routes: [{ name: 'scanIn', eventType: 'AllData', requestType: 'HttpPost', authType: 'OAuth2', roles: ['scanners'] }],
+      routes: [
+        { name: 'scanIn', eventType: 'AllData', requestType: 'HttpPost', authType: 'OAuth2', roles: ['scanners'] },
+      ],
     });
-    const user = await gw.admin('POST', '/users', { username: 'scanuser', password: 'scan-pass-1', roles: ['scanners'] });
-    const token = await gw.admin('POST', '/access-tokens', { name: 'scan-token', role: 'scanners', expiryDate: '2999-01-01' });
+    const user = await gw.admin('POST', '/users', {
+      username: 'scanuser',
+      password: 'scan-pass-1',
+      roles: ['scanners'],
+    });
+    const token = await gw.admin('POST', '/access-tokens', {
+      name: 'scan-token',
+      role: 'scanners',
+      expiryDate: '2999-01-01',
+    });
     const res = await gw.admin('DELETE', `/roles/${role.id}`);
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('role_in_use');
@@ -63,16 +77,30 @@ describe('users', () => {
     ['x'.repeat(72), 201],
     ['eight888', 201],
   ])('password %j → %i', async (password, status) => {
-    const res = await gw.admin('POST', '/users', { username: `pw${password.length}${status}${password.charCodeAt(0)}`, password });
+    const res = await gw.admin('POST', '/users', {
+      username: `pw${password.length}${status}${password.charCodeAt(0)}`,
+      password,
+    });
     expect(res.status).toBe(status);
     if (status === 400) expect(res.body.errors).toContainEqual(expect.objectContaining({ path: '/password' }));
   });
 
   it('checks username pattern and case-insensitive uniqueness, never returns the password', async () => {
     expect((await gw.admin('POST', '/users', { username: 'bad-name', password: 'password-1' })).status).toBe(400);
-    const created = await gw.admin('POST', '/users', { username: 'Operator', password: 'password-1', displayName: 'Op' });
+    const created = await gw.admin('POST', '/users', {
+      username: 'Operator',
+      password: 'password-1',
+      displayName: 'Op',
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(Number), username: 'Operator', displayName: 'Op', roles: [], active: true, createdAt: expect.any(String) });
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      username: 'Operator',
+      displayName: 'Op',
+      roles: [],
+      active: true,
+      createdAt: expect.any(String),
+    });
     const dup = await gw.admin('POST', '/users', { username: 'operator', password: 'password-1' });
     expect(dup.status).toBe(409);
     expect(dup.body.code).toBe('username_taken');
@@ -80,9 +108,11 @@ describe('users', () => {
   });
 
   it('ends bearer tokens when a user is disabled or changes password, and keeps roles live', async () => {
-    const user = (await gw.admin('POST', '/users', { username: 'temp', password: 'temp-pass-1', roles: ['admin'] })).body;
+    const user = (await gw.admin('POST', '/users', { username: 'temp', password: 'temp-pass-1', roles: ['admin'] }))
+      .body;
     const first = (await json(await login('temp', 'temp-pass-1'))).access_token as string;
-    const asTemp = (token: string) => fetch(`${gw.base}/_admin/api/roles`, { headers: { authorization: `Bearer ${token}` } });
+    const asTemp = (token: string) =>
+      fetch(`${gw.base}/_admin/api/roles`, { headers: { authorization: `Bearer ${token}` } });
     expect((await asTemp(first)).status).toBe(200);
     // role removed → 403 at once
     await gw.admin('PUT', `/users/${user.id}`, { username: 'temp', roles: [] });
@@ -117,33 +147,75 @@ describe('external users', () => {
   it('may only hold existing basic routes, at least one on create', async () => {
     const none = await gw.admin('POST', '/external-users', { username: 'e1', password: 'ext-pass-1', routes: [] });
     expect(none.status).toBe(400);
-    const open = await gw.admin('POST', '/external-users', { username: 'e1', password: 'ext-pass-1', routes: ['extOpen'] });
+    const open = await gw.admin('POST', '/external-users', {
+      username: 'e1',
+      password: 'ext-pass-1',
+      routes: ['extOpen'],
+    });
     expect(open.status).toBe(400);
     expect(open.body.errors).toContainEqual(expect.objectContaining({ path: '/routes/0' }));
-    const missing = await gw.admin('POST', '/external-users', { username: 'e1', password: 'ext-pass-1', routes: ['nope'] });
+    const missing = await gw.admin('POST', '/external-users', {
+      username: 'e1',
+      password: 'ext-pass-1',
+      routes: ['nope'],
+    });
     expect(missing.status).toBe(400);
-    const ok = await gw.admin('POST', '/external-users', { firstName: 'Ann', lastName: 'Lee', username: 'e1', password: 'ext-pass-1', routes: ['EXTBASIC'] });
+    const ok = await gw.admin('POST', '/external-users', {
+      firstName: 'Ann',
+      lastName: 'Lee',
+      username: 'e1',
+      password: 'ext-pass-1',
+      routes: ['EXTBASIC'],
+    });
     expect(ok.status).toBe(201);
-    expect(ok.body).toEqual({ id: expect.any(Number), firstName: 'Ann', lastName: 'Lee', username: 'e1', routes: ['extBasic'], active: true });
+    expect(ok.body).toEqual({
+      id: expect.any(Number),
+      firstName: 'Ann',
+      lastName: 'Lee',
+      username: 'e1',
+      routes: ['extBasic'],
+      active: true,
+    });
     const emptied = await gw.admin('PUT', `/external-users/${ok.body.id}`, { username: 'e1', routes: [] });
     expect(emptied.status).toBe(200);
     expect(emptied.body.routes).toEqual([]);
   });
 
   it('has its own username namespace, unique case-insensitively', async () => {
-    expect((await gw.admin('POST', '/external-users', { username: 'admin', password: 'ext-pass-1', routes: ['extBasic'] })).status).toBe(201);
-    const dup = await gw.admin('POST', '/external-users', { username: 'ADMIN', password: 'ext-pass-1', routes: ['extBasic'] });
+    expect(
+      (await gw.admin('POST', '/external-users', { username: 'admin', password: 'ext-pass-1', routes: ['extBasic'] }))
+        .status,
+    ).toBe(201);
+    const dup = await gw.admin('POST', '/external-users', {
+      username: 'ADMIN',
+      password: 'ext-pass-1',
+      routes: ['extBasic'],
+    });
     expect(dup.body.code).toBe('username_taken');
-    expect((await gw.admin('POST', '/external-users', { username: 'no-dash', password: 'ext-pass-1', routes: ['extBasic'] })).status).toBe(400);
+    expect(
+      (await gw.admin('POST', '/external-users', { username: 'no-dash', password: 'ext-pass-1', routes: ['extBasic'] }))
+        .status,
+    ).toBe(400);
   });
 });
 
 describe('access tokens', () => {
   it('returns the value once, stores only its hash, and cannot be edited', async () => {
-    const created = await gw.admin('POST', '/access-tokens', { name: 'Dock reader', role: 'admin', expiryDate: '2999-12-31', description: 'x' });
+    const created = await gw.admin('POST', '/access-tokens', {
+      name: 'Dock reader',
+      role: 'admin',
+      expiryDate: '2999-12-31',
+      description: 'x',
+    });
     expect(created.status).toBe(201);
     expect(created.body.token).toMatch(/^gwat_[A-Za-z0-9_-]{43}$/);
-    expect(created.body).toMatchObject({ name: 'Dock reader', role: 'admin', expiryDate: '2999-12-31', status: 'Active', description: 'x' });
+    expect(created.body).toMatchObject({
+      name: 'Dock reader',
+      role: 'admin',
+      expiryDate: '2999-12-31',
+      status: 'Active',
+      description: 'x',
+    });
     expect(created.body.expiryInDays).toBeGreaterThan(300_000);
     expect(new Date(created.body.createdDate).toISOString()).toBe(created.body.createdDate);
     const listed = (await gw.admin('GET', '/access-tokens')).body;
@@ -158,7 +230,9 @@ describe('access tokens', () => {
     expect(regenerated.status).toBe(200);
     expect(regenerated.body.token).not.toBe(created.body.token);
     expect(regenerated.body).toMatchObject({ role: 'admin', expiryDate: '2999-12-31', id: created.body.id });
-    const files = readdirSync(gw.dataDir).map((f) => readFileSync(join(gw.dataDir, f)).toString('latin1')).join('');
+    const files = readdirSync(gw.dataDir)
+      .map((f) => readFileSync(join(gw.dataDir, f)).toString('latin1'))
+      .join('');
     expect(files).not.toContain(created.body.token);
     expect(files).not.toContain(regenerated.body.token);
     expect(files).not.toContain(ADMIN_PASSWORD);
@@ -168,8 +242,12 @@ describe('access tokens', () => {
     const past = await gw.admin('POST', '/access-tokens', { name: 'old', role: 'admin', expiryDate: '2001-01-01' });
     expect(past.status).toBe(400);
     expect(past.body.errors).toContainEqual(expect.objectContaining({ path: '/expiryDate' }));
-    expect((await gw.admin('POST', '/access-tokens', { name: 'bad', role: 'admin', expiryDate: '2999-02-30' })).status).toBe(400);
-    expect((await gw.admin('POST', '/access-tokens', { name: 'norole', role: 'nobody', expiryDate: '2999-01-01' })).status).toBe(400);
+    expect(
+      (await gw.admin('POST', '/access-tokens', { name: 'bad', role: 'admin', expiryDate: '2999-02-30' })).status,
+    ).toBe(400);
+    expect(
+      (await gw.admin('POST', '/access-tokens', { name: 'norole', role: 'nobody', expiryDate: '2999-01-01' })).status,
+    ).toBe(400);
     expect((await gw.admin('POST', '/access-tokens', { role: 'admin', expiryDate: '2999-01-01' })).status).toBe(400);
     await gw.admin('POST', '/access-tokens', { name: 'Twice', role: 'admin', expiryDate: '2999-01-01' });
     const dup = await gw.admin('POST', '/access-tokens', { name: 'twice', role: 'admin', expiryDate: '2999-01-01' });
@@ -182,10 +260,41 @@ describe('settings', () => {
   it('answers every tunable and validates ranges without partial writes', async () => {
     const before = (await gw.admin('GET', '/settings')).body;
     expect(Object.keys(before).sort()).toEqual(
-      ['authFailureLimit', 'bcryptCost', 'bearerTokenTtlSeconds', 'bodyLimitBytes', 'host', 'maxQueueDepth', 'port', 'retentionDays', 'retentionMaxEvents', 'tagDedupWindowMs', 'timeZone'].sort(),
+      [
+        'authFailureLimit',
+        'bcryptCost',
+        'bearerTokenTtlSeconds',
+        'bodyLimitBytes',
+        'host',
+        'maxQueueDepth',
+        'port',
+        'retentionDays',
+        'retentionMaxEvents',
+        'tagDedupWindowMs',
+        'timeZone',
+      ].sort(),
     );
-    expect(before).toMatchObject({ port: 8080, host: '0.0.0.0', bodyLimitBytes: 1048576, bearerTokenTtlSeconds: 3600, bcryptCost: 10, retentionDays: 30, retentionMaxEvents: 5000000, tagDedupWindowMs: 1000, authFailureLimit: 10 });
-    for (const bad of [{ bcryptCost: 3 }, { bcryptCost: 15 }, { timeZone: 'Mars/Olympus' }, { port: 70000 }, { bodyLimitBytes: '2048' }, { surprise: 1 }, { retentionMaxEvents: 999 }, { host: 'bad host!' }]) {
+    expect(before).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      bodyLimitBytes: 1048576,
+      bearerTokenTtlSeconds: 3600,
+      bcryptCost: 10,
+      retentionDays: 30,
+      retentionMaxEvents: 5000000,
+      tagDedupWindowMs: 1000,
+      authFailureLimit: 10,
+    });
+    for (const bad of [
+      { bcryptCost: 3 },
+      { bcryptCost: 15 },
+      { timeZone: 'Mars/Olympus' },
+      { port: 70000 },
+      { bodyLimitBytes: '2048' },
+      { surprise: 1 },
+      { retentionMaxEvents: 999 },
+      { host: 'bad host!' },
+    ]) {
       const res = await gw.admin('PUT', '/settings', { retentionDays: 7, ...bad });
       expect(res.status, JSON.stringify(bad)).toBe(400);
     }
@@ -209,7 +318,9 @@ describe('audit log', () => {
     const [newest] = res.body.items;
     expect(newest).toMatchObject({ actor: 'user:admin', action: 'update', resource: 'settings', resourceId: null });
     const all = (await gw.admin('GET', '/audit?limit=1000')).body.items;
-    expect(all.map((e: { action: string }) => e.action)).toEqual(expect.arrayContaining(['create', 'update', 'delete', 'regenerate']));
+    expect(all.map((e: { action: string }) => e.action)).toEqual(
+      expect.arrayContaining(['create', 'update', 'delete', 'regenerate']),
+    );
     expect(JSON.stringify(all)).not.toMatch(/gwat_|gwbt_|pass-/);
     const next = await gw.admin('GET', `/audit?limit=5&cursor=${res.body.nextCursor}`);
     expect(next.body.items[0].id).toBeLessThan(res.body.items[4].id);

@@ -20,11 +20,28 @@ describe('migrations', () => {
     const db = await createDb({ kind: 'sqlite', filename: join(dir, 'gateway.db') });
     try {
       const tables = async () =>
-        ((await db.knex.raw("select name from sqlite_master where type = 'table' and name not like 'knex_%' and name not like 'sqlite_%'")) as { name: string }[])
+        (
+          await db.knex.raw<{ name: string }[]>(
+            "select name from sqlite_master where type = 'table' and name not like 'knex_%' and name not like 'sqlite_%'",
+          )
+        )
           .map((r) => r.name)
           .sort();
       const all = await tables();
-      expect(all).toEqual(expect.arrayContaining(['endpoints', 'routes', 'users', 'external_users', 'access_tokens', 'bearer_tokens', 'events', 'idempotency_keys', 'audit_log', 'settings']));
+      expect(all).toEqual(
+        expect.arrayContaining([
+          'endpoints',
+          'routes',
+          'users',
+          'external_users',
+          'access_tokens',
+          'bearer_tokens',
+          'events',
+          'idempotency_keys',
+          'audit_log',
+          'settings',
+        ]),
+      );
       await db.rollbackAll();
       expect(await tables()).toEqual([]);
       await db.migrate();
@@ -32,8 +49,11 @@ describe('migrations', () => {
       expect(await db.knex.raw('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
       expect(await db.knex.raw('PRAGMA synchronous')).toEqual([{ synchronous: 2 }]);
       expect(await db.knex.raw('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
-      const indexes = ((await db.knex.raw("select name, tbl_name from sqlite_master where type = 'index'")) as { tbl_name: string }[]).map((r) => r.tbl_name);
-      for (const table of ['access_tokens', 'bearer_tokens', 'routes', 'users', 'external_users']) expect(indexes).toContain(table);
+      const indexes = (
+        await db.knex.raw<{ tbl_name: string }[]>("select name, tbl_name from sqlite_master where type = 'index'")
+      ).map((r) => r.tbl_name);
+      for (const table of ['access_tokens', 'bearer_tokens', 'routes', 'users', 'external_users'])
+        expect(indexes).toContain(table);
     } finally {
       await db.close();
       rmSync(dir, { recursive: true, force: true });

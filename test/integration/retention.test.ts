@@ -19,7 +19,11 @@ beforeAll(async () => {
 afterAll(() => gw.close());
 
 const post = (route: string, body: unknown) =>
-  fetch(`${gw.base}/r/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(`${gw.base}/r/${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 describe('retention', () => {
   it('prunes events older than retentionDays with their snapshot rows, keeping newer ones', async () => {
@@ -35,7 +39,8 @@ describe('retention', () => {
   it('keeps at most retentionMaxEvents, dropping the oldest first', async () => {
     await gw.admin('PUT', '/settings', { retentionDays: 3650, retentionMaxEvents: 1000 });
     // Fill beyond the floor of 1000 quickly through the async-free sync route.
-    for (let batch = 0; batch < 11; batch++) await Promise.all(Array.from({ length: 100 }, (_, i) => post('all', { batch, i })));
+    for (let batch = 0; batch < 11; batch++)
+      await Promise.all(Array.from({ length: 100 }, (_, i) => post('all', { batch, i })));
     const before = (await gw.admin('GET', '/events?limit=1')).body.items[0].id;
     expect(await gw.gateway.housekeeping.runOnce()).toBe(101);
     const newest = (await gw.admin('GET', '/events?limit=1')).body.items[0].id;
