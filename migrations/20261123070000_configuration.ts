@@ -110,6 +110,14 @@ export async function up(knex: Knex): Promise<void> {
     t.text('value').notNullable();
   });
 
+  // Bumped on every configuration change: other instances on the same database poll it as a
+  // safety net behind LISTEN/NOTIFY.
+  await knex.schema.createTable('config_version', (t) => {
+    t.integer('id').primary();
+    t.bigInteger('version').notNullable();
+  });
+  await knex('config_version').insert({ id: 1, version: 0 });
+
   await knex.schema.createTable('audit_log', (t) => {
     t.increments('id').primary();
     t.bigInteger('at').notNullable();
@@ -124,6 +132,7 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   for (const table of [
     'audit_log',
+    'config_version',
     'settings',
     'bearer_tokens',
     'access_tokens',

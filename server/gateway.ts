@@ -4,7 +4,9 @@ import { CredentialVerifier } from './auth/credentials';
 import { AuthDirectory } from './auth/directory';
 import { Lockout } from './auth/lockout';
 import type { GatewayHandlers } from './contract/operations';
+import { randomUUID } from 'node:crypto';
 import { createDb, type Db, type DbConfig } from './db';
+import { startPgChangeFeed, type ChangeFeed } from './db/change-feed';
 import { createApp } from './http/app';
 import { createLogger, type Logger } from './logger';
 import { eventsRepo } from './repositories/events.repo';
@@ -93,7 +95,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const pipeline = new Pipeline(commit, () => settings.current(), now);
   const depth = new QueueDepth();
   const idempotency = new Idempotency(db, now);
+  const instanceId = randomUUID();
   const worker = new Worker({
+    owner: instanceId,
     db,
     pipeline,
     depth,
@@ -107,6 +111,21 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
   });
   await worker.start(options.processQueue !== false);
+  // Several instances on one PostgreSQL database: share configuration changes and queue depth.
+  const feed: ChangeFeed | null =
+    options.database.kind === 'postgres'
+      ? startPgChangeFeed({
+          url: options.database.url,
+          knex: db.knex,
+          changes,
+          instanceId,
+          logger,
+          beforeReceive: async (resources) => {
+            if (resources.includes('settings')) await settings.reload();
+          },
+          onTick: async () => depth.reset(await eventsRepo.countQueued(db.knex)),
+        })
+      : null;
   const housekeeping = new Housekeeping({ db, commit, settings, sessions, idempotency, logger, now });
   housekeeping.start();
 
@@ -170,6 +189,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
             version: VERSION,
             database: { kind: db.kind, reachable: true },
             queueDepth: await eventsRepo.countQueued(db.knex),
+            // Group-commit counters (flushes, event rows, jobs) since start: counts only, no
+            // secrets; `npm run bench` reads them to report durable events per disk flush.
+            commit: { ...commit.stats },
           },
         };
       } catch {
@@ -194,6 +216,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async close() {
       // The worker finishes its batch; what is still queued stays durable for the next start.
       await housekeeping.stop();
+      await feed?.stop();
       await worker.stop();
       await commit.drain();
       await db.close();

@@ -50,12 +50,16 @@ export class AuthDirectory {
   private current: Promise<DirectorySnapshot>;
   private ready: DirectorySnapshot | null = null;
   private generation = 0;
+  private failed = false;
 
   constructor(
     private readonly db: Db,
     changes: ConfigChanges,
   ) {
     this.current = this.load();
+    this.current.catch(() => {
+      this.failed = true;
+    });
     changes.subscribe((resources) => {
       if (RELEVANT.some((resource) => resources.has(resource))) this.invalidate();
     });
@@ -63,6 +67,9 @@ export class AuthDirectory {
 
   /** Returns the up-to-date snapshot; synchronous fast path once loaded and unchanged. */
   get(): DirectorySnapshot | Promise<DirectorySnapshot> {
+    // A reload that failed (database gone) is retried by the next caller, so the gateway
+    // recovers by itself once the database is back.
+    if (this.failed) this.invalidate();
     return this.ready ?? this.current;
   }
 

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
 import { migrationSource } from './migration-source';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -53,12 +54,36 @@ function sqliteConfig(filename: string): Knex.Config {
   };
 }
 
+// BIGINT columns hold millisecond timestamps, far below 2^53: read them as numbers, not strings.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
 function postgresConfig(url: string): Knex.Config {
   return {
     client: 'pg',
     connection: url,
+    // Fail fast when the server is gone, so requests answer 503 instead of hanging.
+    acquireConnectionTimeout: 5_000,
     pool: { min: 0, max: 10 },
   };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Knex refuses to migrate while another process holds its migration lock; with several
+ * instances starting at once, the others wait here until the first has migrated.
+ */
+async function migrateWaitingForLock(knex: Knex, config: Knex.MigratorConfig): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await knex.migrate.latest(config);
+      return;
+    } catch (error) {
+      const locked = error instanceof Error && /already locked/i.test(error.message);
+      if (!locked || attempt >= 300) throw error;
+      await sleep(200);
+    }
+  }
 }
 
 /** Opens the database, migrates it (unless told not to), and hands back one object to close it. */
@@ -69,7 +94,7 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean } 
     knex,
     kind: config.kind,
     async migrate() {
-      await knex.migrate.latest(migrations);
+      await migrateWaitingForLock(knex, migrations);
     },
     async rollbackAll() {
       await knex.migrate.rollback(migrations, true);
@@ -84,7 +109,8 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean } 
     if (options.migrate !== false) await db.migrate();
   } catch (error) {
     await knex.destroy();
-    throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot open the ${config.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} database: ${reason}`, { cause: error });
   }
   return db;
 }

@@ -4,6 +4,7 @@ import { principalName, type CredentialVerifier } from '../auth/credentials';
 import type { Lockout } from '../auth/lockout';
 import type { FieldError } from '../contract/errors';
 import type { Db } from '../db';
+import { isDatabaseUnavailable } from '../db/unavailable';
 import { AppError } from '../errors';
 import type { EventMeta } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
@@ -74,6 +75,19 @@ function unavailable(error: unknown, logger: Logger): AppError {
  * submission.
  */
 export function dataPlane(deps: DataPlaneDeps): Middleware {
+  const handle = route(deps);
+  return async (ctx, next) => {
+    try {
+      await handle(ctx, next);
+    } catch (error) {
+      // Storage trouble anywhere on a data route (route table, credentials, writes) is a 503.
+      if (error instanceof AppError || !isDatabaseUnavailable(error)) throw error;
+      throw unavailable(error, deps.logger);
+    }
+  };
+}
+
+function route(deps: DataPlaneDeps): Middleware {
   return async (ctx) => {
     const path = parsePath(ctx.path);
     if (!path) throw notFound();

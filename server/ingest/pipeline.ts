@@ -41,6 +41,14 @@ function eventRow(
   };
 }
 
+/** Another worker took the event over (our lease ran out); it is theirs to finish. */
+export class LeaseLost extends Error {
+  constructor(id: string) {
+    super(`lease on event ${id} was lost`);
+    this.name = 'LeaseLost';
+  }
+}
+
 /** What processing one payload came to; the same for the sync path and the async worker. */
 type Processed =
   | { kind: 'processed'; result: Record<string, unknown>; data: string | null; warnings: FieldError[] }
@@ -129,8 +137,11 @@ export class Pipeline {
     await this.commit.insert(row, submission.idempotency?.(answer));
   }
 
-  /** The worker's step for one queued event: stores its final state (processed or rejected). */
-  async processQueued(row: EventRow, epcisLenient: boolean): Promise<Processed> {
+  /**
+   * The worker's step for one queued event: stores its final state (processed or rejected), but
+   * only while this worker still holds the event's lease; otherwise nothing is written.
+   */
+  async processQueued(row: EventRow, epcisLenient: boolean, owner: string): Promise<Processed> {
     const meta: EventMeta = {
       id: row.id,
       routeId: row.route_id ?? 0,
@@ -148,6 +159,7 @@ export class Pipeline {
       ? this.validate(meta, parsed.json, epcisLenient)
       : { context: null, validation: { ok: false as const, errors: [{ path: '', message: parsed.message }] } };
     return this.commit.run(async (trx) => {
+      if (!(await eventWrites.confirmLease(trx, row.id, owner))) throw new LeaseLost(row.id);
       if (!validation.ok || context === null) {
         await eventWrites.setOutcome(trx, row.id, {
           status: 'rejected',

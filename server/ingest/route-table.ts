@@ -24,25 +24,35 @@ export class LiveRoutes {
   private current: Promise<RouteTable>;
   private ready: RouteTable | null = null;
   private generation = 0;
+  private failed = false;
 
   constructor(
     private readonly db: Db,
     changes: ConfigChanges,
   ) {
     this.current = this.load();
+    this.current.catch(() => {
+      this.failed = true;
+    });
     changes.subscribe((resources) => {
       if (resources.has('endpoints') || resources.has('roles')) this.invalidate();
     });
   }
 
   get(): RouteTable | Promise<RouteTable> {
+    // A reload that failed (database gone) is retried by the next caller, so the gateway
+    // recovers by itself once the database is back.
+    if (this.failed) this.invalidate();
     return this.ready ?? this.current;
   }
 
   invalidate(): void {
     this.ready = null;
+    this.failed = false;
     this.current = this.load();
-    this.current.catch(() => undefined);
+    this.current.catch(() => {
+      this.failed = true;
+    });
   }
 
   private async load(): Promise<RouteTable> {

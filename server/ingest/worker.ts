@@ -1,11 +1,13 @@
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { eventWrites, eventsRepo, type EventRow } from '../repositories/events.repo';
-import type { Pipeline } from './pipeline';
+import { LeaseLost, type Pipeline } from './pipeline';
 
 const BATCH = 200;
 const MAX_ATTEMPTS = 8;
 const IDLE_POLL_MS = 1000;
+/** How long a claimed event stays with its worker; after that another instance may take it. */
+export const LEASE_MS = 15_000;
 
 /** 1 s, 2 s, 4 s … capped at a minute: transient storage trouble gets time to clear. */
 export const retryDelayMs = (attempt: number): number => Math.min(60_000, 1000 * 2 ** Math.max(0, attempt - 1));
@@ -58,6 +60,8 @@ export class Worker {
       now: () => number;
       /** The route's current `epcisLenient` (routes can change between receive and processing). */
       lenientFor: (routeId: number | null) => boolean;
+      /** This instance's name on leases. */
+      owner: string;
     },
   ) {}
 
@@ -86,7 +90,13 @@ export class Worker {
       let rows: EventRow[] = [];
       try {
         this.nudged = false;
-        rows = await eventWrites.queuedDue(this.deps.db.knex, this.deps.now(), BATCH);
+        rows = await eventWrites.claimDue(this.deps.db.knex, {
+          now: this.deps.now(),
+          limit: BATCH,
+          owner: this.deps.owner,
+          leaseMs: LEASE_MS,
+          skipLocked: this.deps.db.kind === 'postgres',
+        });
         // All of the batch goes to the group commit at once, so it shares transactions.
         await Promise.all(rows.map((row) => this.processOne(row)));
       } catch (error) {
@@ -98,9 +108,10 @@ export class Worker {
 
   private async processOne(row: EventRow): Promise<void> {
     try {
-      await this.deps.pipeline.processQueued(row, this.deps.lenientFor(row.route_id));
+      await this.deps.pipeline.processQueued(row, this.deps.lenientFor(row.route_id), this.deps.owner);
       this.deps.depth.release();
     } catch (error) {
+      if (error instanceof LeaseLost) return;
       const attempts = row.attempts + 1;
       const message = error instanceof Error ? error.message : String(error);
       if (attempts >= MAX_ATTEMPTS) {
@@ -113,6 +124,7 @@ export class Worker {
         });
         this.deps.depth.release();
       } else {
+        // Released with a later due time; the lease fields are cleared by scheduleRetry.
         await eventWrites.scheduleRetry(this.deps.db.knex, row.id, attempts, this.deps.now() + retryDelayMs(attempts));
       }
       this.deps.logger.warn('event processing failed', { eventId: row.id, attempts, error: message });

@@ -16,3 +16,8 @@ export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; errno?: number; message?: string } | null;
   return (e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/i.test(e.message ?? '')) || e?.code === '23505';
 }
+
+/** Which SQL dialect a connection or transaction speaks (for the few dialect-specific statements). */
+export function dialectOf(db: Queryable): 'sqlite' | 'postgres' {
+  return (db.client as { config: { client?: unknown } }).config.client === 'pg' ? 'postgres' : 'sqlite';
+}

@@ -67,11 +67,10 @@ async function load(db: Queryable, endpointId?: number): Promise<EndpointRecord[
     void routesQuery.where('endpoint_id', endpointId);
     void rolesQuery.where('routes.endpoint_id', endpointId);
   }
-  const [endpointRows, routeRows, roleRows] = (await Promise.all([endpointsQuery, routesQuery, rolesQuery])) as [
-    EndpointRow[],
-    RouteRow[],
-    { route_id: number; name: string }[],
-  ];
+  // One after the other: inside a transaction the three share one connection.
+  const endpointRows = (await endpointsQuery) as EndpointRow[];
+  const routeRows = (await routesQuery) as RouteRow[];
+  const roleRows = (await rolesQuery) as { route_id: number; name: string }[];
   const rolesByRoute = new Map<number, string[]>();
   for (const row of roleRows) {
     const list = rolesByRoute.get(num(row.route_id)) ?? [];

@@ -139,21 +139,49 @@ export const eventWrites = {
       .update({ attempts, next_attempt_at: nextAttemptAt, lease_owner: null, lease_until: null });
   },
 
-  async queuedDue(db: Queryable, now: number, limit: number): Promise<EventRow[]> {
-    const rows = (await db('events')
+  /**
+   * Claims up to `limit` due queued events for `owner` until `now + leaseMs`. Events leased to an
+   * instance that died become claimable again when the lease runs out. On PostgreSQL the
+   * candidates are locked with FOR UPDATE SKIP LOCKED, so instances never claim the same event.
+   */
+  async claimDue(db: Queryable, claim: { now: number; limit: number; owner: string; leaseMs: number; skipLocked: boolean }): Promise<EventRow[]> {
+    const candidates = db('events')
+      .select('id')
       .where('status', 'queued')
-      .where('next_attempt_at', '<=', now)
+      .where('next_attempt_at', '<=', claim.now)
+      .where((q) => {
+        void q.whereNull('lease_until').orWhere('lease_until', '<', claim.now);
+      })
       .orderBy('id')
-      .limit(limit)
-      .select('*')) as EventRow[];
-    return rows.map(normalizeEventRow);
+      .limit(claim.limit);
+    if (claim.skipLocked) void candidates.forUpdate().skipLocked();
+    const rows = await db('events')
+      .whereIn('id', candidates)
+      .update({ lease_owner: claim.owner, lease_until: claim.now + claim.leaseMs })
+      .returning<EventRow[]>('*');
+    return rows.map(normalizeEventRow).sort((a, b) => (a.id < b.id ? -1 : 1));
   },
 
+  /**
+   * First statement of an event's final transaction: true when the event is still queued and
+   * leased to `owner`. On PostgreSQL it also row-locks the event until commit, so a second
+   * instance that took over an expired lease waits and then finds the event final.
+   */
+  async confirmLease(db: Queryable, id: string, owner: string): Promise<boolean> {
+    const touched = await db('events').where({ id, status: 'queued', lease_owner: owner }).update({ lease_owner: owner });
+    return touched === 1;
+  },
+
+  /** When the next queued event becomes claimable: its due time, or its lease's end if later. */
   async earliestRetry(db: Queryable): Promise<number | null> {
-    const row = (await db('events').where('status', 'queued').min({ at: 'next_attempt_at' }).first()) as
-      { at: unknown } | undefined;
+    const row = await db('events')
+      .where('status', 'queued')
+      .first<{ at: unknown } | undefined>(
+        db.raw('min(case when lease_until is not null and lease_until > next_attempt_at then lease_until else next_attempt_at end) as at'),
+      );
     return numOrNull(row?.at);
   },
+
 
   async snapshotPage(db: Queryable, filter: EventSnapshotFilter): Promise<EventRow[]> {
     const query = db('events')

@@ -31,10 +31,9 @@ async function load(db: Queryable, id?: number): Promise<ExternalUserRecord[]> {
     void usersQuery.where('id', id);
     void routesQuery.where('external_user_routes.external_user_id', id);
   }
-  const [rows, routeRows] = (await Promise.all([usersQuery, routesQuery])) as [
-    ExternalUserRow[],
-    { external_user_id: number; id: number; name: string }[],
-  ];
+  // Sequential: inside a transaction both queries share one connection.
+  const rows = (await usersQuery) as ExternalUserRow[];
+  const routeRows = (await routesQuery) as { external_user_id: number; id: number; name: string }[];
   const routes = new Map<number, { id: number; name: string }[]>();
   for (const row of routeRows) {
     const key = num(row.external_user_id);

@@ -1,4 +1,4 @@
-import { num, numOrNull, type Queryable } from './db-types';
+import { dialectOf, num, numOrNull, type Queryable } from './db-types';
 
 /** The live tag inventory and its dedup reference times (UHFTagRead), per endpoint. */
 export interface InventoryRow {
@@ -60,7 +60,28 @@ export interface InventoryFilter {
   limit: number;
 }
 
+/** FNV-1a: a stable 31-bit bucket for an advisory lock key. */
+function lockBucket(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 1) & 0x3fff_ffff;
+}
+
+/** Distinguishes the gateway's advisory locks from anyone else's on the same database. */
+const INVENTORY_LOCK_SPACE = 0x4757; // "GW"
+
 export const inventoryRepo = {
+  /**
+   * Serializes inventory updates for these EPCs across instances sharing a PostgreSQL database:
+   * transaction-scoped advisory locks, taken in sorted order so two batches cannot deadlock.
+   * SQLite needs none: one writer, and the group commit already runs batches one by one.
+   */
+  async lockEpcs(db: Queryable, endpointId: number, epcs: string[]): Promise<void> {
+    if (dialectOf(db) !== 'postgres') return;
+    const buckets = [...new Set(epcs.map((epc) => lockBucket(`${endpointId}:${epc}`)))].sort((a, b) => a - b);
+    for (const bucket of buckets) await db.raw('select pg_advisory_xact_lock(?, ?)', [INVENTORY_LOCK_SPACE, bucket]);
+  },
+
   async load(db: Queryable, endpointId: number, epcs: string[]): Promise<InventoryRow[]> {
     return chunked(epcs, async (chunk) =>
       (

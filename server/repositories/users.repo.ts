@@ -34,10 +34,9 @@ async function load(db: Queryable, where?: { id?: number; username_key?: string 
     void usersQuery.where('username_key', where.username_key);
     void rolesQuery.where('users.username_key', where.username_key);
   }
-  const [rows, roleRows] = (await Promise.all([usersQuery, rolesQuery])) as [
-    UserRow[],
-    { user_id: number; name: string }[],
-  ];
+  // Sequential: inside a transaction both queries share one connection.
+  const rows = (await usersQuery) as UserRow[];
+  const roleRows = (await rolesQuery) as { user_id: number; name: string }[];
   const roles = new Map<number, string[]>();
   for (const row of roleRows) roles.set(num(row.user_id), [...(roles.get(num(row.user_id)) ?? []), row.name]);
   return rows.map((row) => ({

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Middleware } from 'koa';
 import { createGateway, type Gateway } from '../../server/gateway';
 import { startServer, type RunningServer } from '../../server/http/start-server';
 import { silentLogger } from '../../server/logger';
@@ -20,8 +21,13 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** A real gateway on a fresh SQLite file, listening on 127.0.0.1 port 0. */
-export async function startTestGateway(options: { dataDir?: string; now?: () => number; processQueue?: boolean } = {}): Promise<TestGateway> {
+/**
+ * A real gateway on a fresh SQLite file, listening on 127.0.0.1 port 0. Browser tests pass
+ * `adminAssets: staticAdmin()` so it serves the built web admin as `gateway serve` does.
+ */
+export async function startTestGateway(
+  options: { dataDir?: string; now?: () => number; processQueue?: boolean; adminAssets?: Middleware } = {},
+): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const gateway = await createGateway({
     database: { kind: 'sqlite', filename: join(dataDir, 'gateway.db') },
@@ -29,6 +35,7 @@ export async function startTestGateway(options: { dataDir?: string; now?: () => 
     adminPassword: ADMIN_PASSWORD,
     now: options.now,
     processQueue: options.processQueue,
+    adminAssets: options.adminAssets,
   });
   const server = await startServer(gateway.app, { port: 0, host: '127.0.0.1' });
   gateway.runtime.listenUrls = server.urls;

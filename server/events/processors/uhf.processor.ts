@@ -32,6 +32,8 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
   async store(trx, reads, event, context) {
     const epcs = [...new Set(reads.map((read) => read.epc))];
     const keys = [...new Set(reads.map((read) => dedupKey(read.epc, read.readerId, read.antenna)))];
+    // Reads of one EPC may arrive through several instances at once: load-modify-store under a lock.
+    await inventoryRepo.lockEpcs(trx, event.endpointId, epcs);
     const state: DedupState = {
       inventory: new Map((await inventoryRepo.load(trx, event.endpointId, epcs)).map((row) => [row.epc, row])),
       lastCounted: await inventoryRepo.loadDedup(trx, event.endpointId, keys),

@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import type { ErrorCode } from '../../contract/errors';
 import { AppError } from '../../errors';
+import { isDatabaseUnavailable } from '../../db/unavailable';
 import type { Logger } from '../../logger';
 
 /** Writes an AppError as RFC 9457 problem+json with its stable `code`. */
@@ -52,6 +53,13 @@ export function problems(logger: Logger): Middleware {
       if (error instanceof AppError) return sendProblem(ctx, error);
       const known = fromHttpError(error as object);
       if (known) return sendProblem(ctx, known);
+      if (isDatabaseUnavailable(error)) {
+        logger.warn('database unavailable', { requestId: ctx.state.requestId as string, error: (error as Error).message });
+        return sendProblem(
+          ctx,
+          new AppError('database_unavailable', 'The database is unavailable; retry shortly', { headers: { 'Retry-After': '5' } }),
+        );
+      }
       logger.error('request failed', {
         requestId: ctx.state.requestId as string,
         method: ctx.method,

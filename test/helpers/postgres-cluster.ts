@@ -1,0 +1,93 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/** The newest PostgreSQL server binaries Debian installed (`/usr/lib/postgresql/<version>/bin`). */
+export function postgresBinDir(): string | null {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(root, versions[0], 'bin') : null;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface PostgresCluster {
+  /** Connection URL of the `postgres` superuser database. */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * A throwaway cluster: `initdb` in a temporary folder, run as the `postgres` system user (the
+ * server refuses to run as root), listening on a free loopback port and a socket in that folder.
+ */
+export async function startPostgresCluster(): Promise<PostgresCluster> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)');
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-pg-'));
+  const asRoot = process.getuid?.() === 0;
+  const uid = asRoot ? Number(execFileSync('id', ['-u', 'postgres']).toString().trim()) : undefined;
+  const gid = asRoot ? Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) : undefined;
+  if (uid !== undefined && gid !== undefined) chownSync(dir, uid, gid);
+  chmodSync(dir, 0o700);
+  const data = join(dir, 'data');
+  const as = (command: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]) as [string, string[]];
+  execFileSync(...as(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']), { stdio: 'ignore' });
+  const port = await freePort();
+  const [command, args] = as(join(bin, 'postgres'), [
+    '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on',
+  ]);
+  const server: ChildProcess = spawn(command, args, { stdio: 'ignore', detached: false });
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const client = new pg.Client({ connectionString: url });
+    try {
+      await client.connect();
+      await client.end();
+      break;
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    url,
+    port,
+    async stop() {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGINT'); // fast shutdown
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates a fresh database in the cluster and returns its URL. */
+export async function createDatabase(clusterUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: clusterUrl });
+  await client.connect();
+  try {
+    await client.query(`create database "${name}"`);
+  } finally {
+    await client.end();
+  }
+  return clusterUrl.replace(/\/postgres$/, `/${name}`);
+}
