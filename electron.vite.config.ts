@@ -24,14 +24,15 @@ export default defineConfig({
       rollupOptions: {
         input: { index: resolve(import.meta.dirname, 'electron/preload/index.ts') },
         // A sandboxed preload cannot load modules: one self-contained CommonJS file.
-        output: { format: 'cjs', entryFileNames: '[name].cjs', inlineDynamicImports: true },
+        output: { format: 'cjs', entryFileNames: '[name].cjs', codeSplitting: false },
       },
     },
   },
   renderer: {
     root: resolve(import.meta.dirname, 'renderer'),
     base: './',
-    plugins: [svelte()],
+    // The root moved to renderer/, so point the plugin at the project's svelte.config.js.
+    plugins: [svelte({ configFile: resolve(import.meta.dirname, 'svelte.config.js') })],
     build: {
       outDir: resolve(import.meta.dirname, 'out/renderer'),
       emptyOutDir: true,

@@ -1,13 +1,44 @@
 import { defineConfig } from 'vitest/config';
 
+/** The tests whose subject is storage, services or the data plane: they run on both databases. */
+const BOTH_DATABASES = [
+  'test/integration/endpoints-rules.test.ts',
+  'test/integration/identity-rules.test.ts',
+  'test/integration/admin-auth.test.ts',
+  'test/integration/data-plane-auth.test.ts',
+  'test/integration/data-plane-ingest.test.ts',
+  'test/integration/retention.test.ts',
+  'test/integration/backup.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Integration tests start servers and child processes and write real SQLite files; two cores
-    // are all we have, so keep the pool small and give slow machines room.
+    // Integration tests start servers and child processes and write real database files; two
+    // cores are all we have, so keep the pool small and give slow machines room.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/postgres/**'],
+          // Builds the web admin for the browser tests when out/renderer is missing or stale.
+          globalSetup: ['test/browser/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: [...BOTH_DATABASES, 'test/postgres/**/*.test.ts'],
+          env: { GATEWAY_TEST_DATABASE: 'postgres' },
+          globalSetup: ['test/helpers/postgres-global-setup.ts'],
+        },
+      },
+    ],
   },
 });

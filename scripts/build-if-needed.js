@@ -1,1 +1,65 @@
-// Placeholder replaced below once the renderer exists.
+// The `prepare` script: after `npm install`, build the desktop app and the web admin (out/) with
+// `electron-vite build` when out/renderer/index.html is missing or older than any file under
+// renderer/, electron/ or server/, so `npx gateway serve` works right away (SPEC §9). It never fails the
+// install: on any problem it prints one line and exits 0, and the web admin then answers with
+// its "not built yet" page until `npm run build` succeeds.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const root = process.cwd();
+const target = join(root, 'out', 'renderer', 'index.html');
+
+/** Newest modification time of a file or of anything below a folder (0 when missing). */
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let latest = stat.mtimeMs;
+  for (const name of readdirSync(path)) latest = Math.max(latest, newest(join(path, name)));
+  return latest;
+}
+
+/** The electron-vite command-line entry, or null when dev dependencies were not installed. */
+function electronViteBin() {
+  try {
+    const require = createRequire(join(root, 'package.json'));
+    const manifestPath = require.resolve('electron-vite/package.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+    const bin = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.['electron-vite'];
+    return bin ? join(dirname(manifestPath), bin) : null;
+  } catch {
+    return null;
+  }
+}
+
+function main() {
+  // Installed as a dependency of something else, or a trimmed checkout: nothing to build.
+  if (!existsSync(join(root, 'renderer', 'index.html'))) return;
+  const builtAt = existsSync(target) ? statSync(target).mtimeMs : 0;
+  // The main bundle includes server/, so its changes count too.
+  const sourcesAt = Math.max(newest(join(root, 'renderer')), newest(join(root, 'electron')), newest(join(root, 'server')));
+  if (builtAt >= sourcesAt) return;
+
+  const bin = electronViteBin();
+  if (!bin) {
+    console.log('gateway: electron-vite is not installed (production install?); skipped building the web admin');
+    return;
+  }
+  // The same Node that runs npm, so no shell and no PATH lookups (works on Windows too).
+  const result = spawnSync(process.execPath, [bin, 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  if (result.status === 0) {
+    console.log('gateway: built the desktop app and the web admin into out/');
+    return;
+  }
+  const reason = result.error?.message ?? result.stderr?.trim().split('\n').find((line) => line.trim()) ?? `exit code ${result.status}`;
+  console.log(`gateway: build failed (${reason.slice(0, 200)}); run "npm run build" to see why — the web admin stays unavailable until then`);
+}
+
+try {
+  main();
+} catch (error) {
+  console.log(`gateway: skipped building the web admin (${error instanceof Error ? error.message : String(error)})`);
+}
+process.exitCode = 0;

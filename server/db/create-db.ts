@@ -79,7 +79,8 @@ async function migrateWaitingForLock(knex: Knex, config: Knex.MigratorConfig): P
       await knex.migrate.latest(config);
       return;
     } catch (error) {
-      const locked = error instanceof Error && /already locked/i.test(error.message);
+      // Also the race of two first starts creating Knex's own bookkeeping tables at the same time.
+      const locked = error instanceof Error && /already locked|already exists|pg_type_typname_nsp_index/i.test(error.message);
       if (!locked || attempt >= 300) throw error;
       await sleep(200);
     }

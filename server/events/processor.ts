@@ -35,6 +35,13 @@ export interface StoreOutcome {
   data: string | null;
 }
 
+/** One event for `storeMany`: what `store` takes, as one object. */
+export interface StoreItem<Prepared> {
+  prepared: Prepared;
+  event: EventMeta;
+  context: ProcessContext;
+}
+
 /** Common GET parameters, already validated by the data plane. */
 export interface SnapshotQuery {
   endpointId: number;
@@ -56,8 +63,16 @@ export interface EventProcessor<Prepared = unknown> {
   parseBody(raw: string): BodyParse;
   validate(json: unknown, context: ProcessContext): Validation<Prepared>;
   store(trx: Queryable, prepared: Prepared, event: EventMeta, context: ProcessContext): Promise<StoreOutcome>;
+  /**
+   * Optional: stores several events in one go (the group commit hands over everything that
+   * arrived during a flush). Must have exactly the effect of `store` on each item in order;
+   * processors without it get `store` called item by item.
+   */
+  storeMany?(trx: Queryable, items: StoreItem<Prepared>[]): Promise<StoreOutcome[]>;
   /** The event type's own GET filters (beside since/until/limit/cursor). */
   filterNames: readonly string[];
-  parseFilters(query: Record<string, string>): { ok: true; filters: Record<string, string | number> } | { ok: false; errors: FieldError[] };
+  parseFilters(
+    query: Record<string, string>,
+  ): { ok: true; filters: Record<string, string | number> } | { ok: false; errors: FieldError[] };
   snapshot(db: Queryable, query: SnapshotQuery): Promise<Page<unknown>>;
 }

@@ -1,10 +1,13 @@
+import type { Knex } from 'knex';
+import type { EventType, Settings } from '../contract/dto';
 import type { FieldError } from '../contract/errors';
-import type { Settings } from '../contract/dto';
-import type { EventMeta, EventProcessor } from '../events/processor';
+import type { EventMeta, EventProcessor, ProcessContext, StoreItem, StoreOutcome } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
+import type { Validation } from '../events/types';
 import { eventWrites, type EventInsert, type EventRow } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
 import { rejectedAnswer, type Answer } from './answers';
+import { CommitBatcher, type ItemOutcome } from './batcher';
 import type { GroupCommit } from './group-commit';
 
 export interface Submission {
@@ -54,17 +57,55 @@ type Processed =
   | { kind: 'processed'; result: Record<string, unknown>; data: string | null; warnings: FieldError[] }
   | { kind: 'rejected'; errors: FieldError[] };
 
+/** A sync submission that validated, waiting for its group transaction. */
+interface SyncItem {
+  submission: Submission;
+  value: unknown;
+  warnings: FieldError[];
+  context: ProcessContext;
+}
+
+/** A claimed queued event, validated (or not) outside the transaction. */
+interface QueuedItem {
+  row: EventRow;
+  meta: EventMeta;
+  owner: string;
+  context: ProcessContext | null;
+  validation: Validation<unknown>;
+}
+
+/** Sync requests wait on the flush anyway: all that arrived during one go in together. */
+const SYNC_PER_FLUSH = 1000;
+/**
+ * Background work per flush. Every 202 waiting on a flush also waits for the worker's share of
+ * it; capping that share keeps acknowledgements fast under load (the queue is drained in the
+ * quieter flushes), while still moving this many events per flush when the worker is behind.
+ */
+const QUEUED_PER_FLUSH = 50;
+
 /**
  * Processing shared by the sync route handler and the async worker: validate (pure), then store
  * the event type's side effects and the event's outcome inside one group transaction, so an event
  * has exactly one stored result whichever path, crash or retry got it there.
  */
 export class Pipeline {
+  private readonly syncBatches: CommitBatcher<SyncItem, Answer>;
+  private readonly queuedBatches: CommitBatcher<QueuedItem, Processed>;
+
   constructor(
     private readonly commit: GroupCommit,
     private readonly settings: () => Settings,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.syncBatches = new CommitBatcher(commit, {
+      many: (trx, items) => this.storeNow(trx, items),
+      maxPerFlush: SYNC_PER_FLUSH,
+    });
+    this.queuedBatches = new CommitBatcher(commit, {
+      many: (trx, items) => this.storeQueued(trx, items),
+      maxPerFlush: QUEUED_PER_FLUSH,
+    });
+  }
 
   processorFor(meta: EventMeta): EventProcessor<unknown> {
     return PROCESSORS[meta.eventType];
@@ -97,8 +138,49 @@ export class Pipeline {
       await this.commit.insert(row, submission.idempotency?.(answer));
       return answer;
     }
-    return this.commit.run(async (trx) => {
-      const outcome = await this.processorFor(meta).store(trx, validation.value, meta, context);
+    return this.syncBatches.submit({ submission, value: validation.value, warnings: validation.warnings, context });
+  }
+
+  /**
+   * Side effects of several events, each processor once: `storeMany` where the processor has
+   * it, else `store` item by item. Different event types touch different tables, so grouping
+   * by type keeps each event's effect; within a type the items keep their order.
+   */
+  private async storeAll(trx: Knex.Transaction, items: StoreItem<unknown>[]): Promise<StoreOutcome[]> {
+    const outcomes: StoreOutcome[] = new Array<StoreOutcome>(items.length);
+    const byType = new Map<EventType, number[]>();
+    items.forEach((item, i) => {
+      const indexes = byType.get(item.event.eventType);
+      if (indexes) indexes.push(i);
+      else byType.set(item.event.eventType, [i]);
+    });
+    for (const [eventType, indexes] of byType) {
+      const processor = PROCESSORS[eventType];
+      const group = indexes.map((i) => items[i]);
+      let stored: StoreOutcome[];
+      if (processor.storeMany) stored = await processor.storeMany(trx, group);
+      else {
+        stored = [];
+        for (const item of group) stored.push(await processor.store(trx, item.prepared, item.event, item.context));
+      }
+      indexes.forEach((index, k) => (outcomes[index] = stored[k]));
+    }
+    return outcomes;
+  }
+
+  /** Sync events of one flush: their side effects, then their rows and idempotency keys in bulk. */
+  private async storeNow(trx: Knex.Transaction, items: SyncItem[]): Promise<ItemOutcome<Answer>[]> {
+    const stored = await this.storeAll(
+      trx,
+      items.map((item) => ({ prepared: item.value, event: item.submission.meta, context: item.context })),
+    );
+    const processedAt = this.now();
+    const rows: EventInsert[] = [];
+    const keys: IdempotencyInsert[] = [];
+    const answers = items.map((item, i): ItemOutcome<Answer> => {
+      const { meta, raw } = item.submission;
+      const outcome = stored[i];
+      const warnings = item.warnings.length > 0 ? item.warnings : null;
       const answer: Answer = {
         status: 200,
         body: {
@@ -106,22 +188,26 @@ export class Pipeline {
           eventType: meta.eventType,
           status: 'processed',
           result: outcome.result,
-          ...(validation.warnings.length > 0 ? { warnings: validation.warnings } : {}),
+          ...(warnings ? { warnings } : {}),
         },
       };
-      const row = eventRow(meta, raw, {
-        status: 'processed',
-        processed_at: this.now(),
-        data: outcome.data,
-        result: toJson(outcome.result),
-        errors: null,
-        warnings: validation.warnings.length > 0 ? toJson(validation.warnings) : null,
-      });
-      await eventWrites.insertMany(trx, [row]);
-      const idempotency = submission.idempotency?.(answer);
-      if (idempotency) await idempotencyRepo.insertMany(trx, [idempotency]);
-      return answer;
+      rows.push(
+        eventRow(meta, raw, {
+          status: 'processed',
+          processed_at: processedAt,
+          data: outcome.data,
+          result: toJson(outcome.result),
+          errors: null,
+          warnings: toJson(warnings),
+        }),
+      );
+      const key = item.submission.idempotency?.(answer);
+      if (key) keys.push(key);
+      return { ok: true, value: answer };
     });
+    await eventWrites.insertMany(trx, rows);
+    await idempotencyRepo.insertMany(trx, keys);
+    return answers;
   }
 
   /** Async POST: the raw event is durably queued before the 202 is given. */
@@ -158,28 +244,59 @@ export class Pipeline {
     const { context, validation } = parsed.ok
       ? this.validate(meta, parsed.json, epcisLenient)
       : { context: null, validation: { ok: false as const, errors: [{ path: '', message: parsed.message }] } };
-    return this.commit.run(async (trx) => {
-      if (!(await eventWrites.confirmLease(trx, row.id, owner))) throw new LeaseLost(row.id);
-      if (!validation.ok || context === null) {
-        await eventWrites.setOutcome(trx, row.id, {
+    return this.queuedBatches.submit({ row, meta, owner, context, validation });
+  }
+
+  /**
+   * Queued events of one flush: only those whose lease this worker still holds are written (a
+   * lost lease refuses that event alone); their side effects in bulk, then each one's outcome.
+   */
+  private async storeQueued(trx: Knex.Transaction, items: QueuedItem[]): Promise<ItemOutcome<Processed>[]> {
+    const outcomes: ItemOutcome<Processed>[] = [];
+    const held: QueuedItem[] = [];
+    for (const [i, item] of items.entries()) {
+      if (await eventWrites.confirmLease(trx, item.row.id, item.owner)) held.push(item);
+      else outcomes[i] = { ok: false, error: new LeaseLost(item.row.id) };
+    }
+    const valid = held.flatMap((item) =>
+      item.validation.ok && item.context
+        ? [{ item, prepared: item.validation.value, warnings: item.validation.warnings, context: item.context }]
+        : [],
+    );
+    const stored = await this.storeAll(
+      trx,
+      valid.map((v) => ({ prepared: v.prepared, event: v.item.meta, context: v.context })),
+    );
+    const storedBy = new Map(
+      valid.map((v, k) => [v.item, { outcome: stored[k], warnings: v.warnings }]),
+    );
+    const processedAt = this.now();
+    for (const [i, item] of items.entries()) {
+      if (outcomes[i]) continue;
+      const done = storedBy.get(item);
+      if (!done) {
+        const errors = item.validation.ok ? [] : item.validation.errors;
+        await eventWrites.setOutcome(trx, item.row.id, {
           status: 'rejected',
-          processed_at: this.now(),
+          processed_at: processedAt,
           result: null,
-          errors: toJson(validation.ok ? [] : validation.errors),
+          errors: toJson(errors),
           warnings: null,
         });
-        return { kind: 'rejected' as const, errors: validation.ok ? [] : validation.errors };
+        outcomes[i] = { ok: true, value: { kind: 'rejected', errors } };
+        continue;
       }
-      const outcome = await this.processorFor(meta).store(trx, validation.value, meta, context);
-      await eventWrites.setOutcome(trx, row.id, {
+      const { outcome, warnings } = done;
+      await eventWrites.setOutcome(trx, item.row.id, {
         status: 'processed',
-        processed_at: this.now(),
+        processed_at: processedAt,
         data: outcome.data,
         result: toJson(outcome.result),
         errors: null,
-        warnings: validation.warnings.length > 0 ? toJson(validation.warnings) : null,
+        warnings: warnings.length > 0 ? toJson(warnings) : null,
       });
-      return { kind: 'processed' as const, result: outcome.result, data: outcome.data, warnings: validation.warnings };
-    });
+      outcomes[i] = { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };
+    }
+    return outcomes;
   }
 }

@@ -41,19 +41,23 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)');
   const dir = mkdtempSync(join(tmpdir(), 'gateway-pg-'));
+  // The server refuses to run as root: as root, run initdb and postgres as the `postgres` user
+  // directly (spawn's uid/gid), so signals reach the server itself.
   const asRoot = process.getuid?.() === 0;
-  const uid = asRoot ? Number(execFileSync('id', ['-u', 'postgres']).toString().trim()) : undefined;
-  const gid = asRoot ? Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) : undefined;
-  if (uid !== undefined && gid !== undefined) chownSync(dir, uid, gid);
+  const owner = asRoot
+    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) }
+    : {};
+  if (owner.uid !== undefined && owner.gid !== undefined) chownSync(dir, owner.uid, owner.gid);
   chmodSync(dir, 0o700);
   const data = join(dir, 'data');
-  const as = (command: string, args: string[]) => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]) as [string, string[]];
-  execFileSync(...as(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']), { stdio: 'ignore' });
+  const env = { ...process.env, HOME: dir, LC_ALL: 'C' };
+  execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], { stdio: 'ignore', env, cwd: dir, ...owner });
   const port = await freePort();
-  const [command, args] = as(join(bin, 'postgres'), [
-    '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on',
-  ]);
-  const server: ChildProcess = spawn(command, args, { stdio: 'ignore', detached: false });
+  const server: ChildProcess = spawn(
+    join(bin, 'postgres'),
+    ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    { stdio: 'ignore', env, cwd: dir, ...owner },
+  );
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -72,9 +76,11 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     url,
     port,
     async stop() {
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      server.kill('SIGINT'); // fast shutdown
-      await exited;
+      if (server.exitCode === null) {
+        const exited = new Promise((resolve) => server.once('exit', resolve));
+        server.kill('SIGINT'); // fast shutdown: disconnect clients, stop at once
+        await exited;
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };

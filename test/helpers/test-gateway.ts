@@ -2,9 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Middleware } from 'koa';
+import { inject } from 'vitest';
+import type { DbConfig } from '../../server/db';
 import { createGateway, type Gateway } from '../../server/gateway';
 import { startServer, type RunningServer } from '../../server/http/start-server';
 import { silentLogger } from '../../server/logger';
+import { createDatabase } from './postgres-cluster';
 
 export const ADMIN_PASSWORD = 'admin-password-1';
 
@@ -21,8 +24,21 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+let databases = 0;
+
 /**
- * A real gateway on a fresh SQLite file, listening on 127.0.0.1 port 0. Browser tests pass
+ * A fresh database for one test gateway: a SQLite file in its data folder, or, in the postgres
+ * test project (GATEWAY_TEST_DATABASE=postgres), a new database on the throwaway cluster.
+ */
+export async function testDatabase(dataDir: string): Promise<DbConfig> {
+  if (process.env.GATEWAY_TEST_DATABASE !== 'postgres') return { kind: 'sqlite', filename: join(dataDir, 'gateway.db') };
+  const name = `gw_${process.pid}_${Date.now().toString(36)}_${databases++}`;
+  return { kind: 'postgres', url: await createDatabase(inject('postgresUrl'), name) };
+}
+
+/**
+ * A real gateway on a fresh database (a SQLite file, or PostgreSQL in the postgres test project),
+ * listening on 127.0.0.1 port 0. Browser tests pass
  * `adminAssets: staticAdmin()` so it serves the built web admin as `gateway serve` does.
  */
 export async function startTestGateway(
@@ -30,7 +46,7 @@ export async function startTestGateway(
 ): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const gateway = await createGateway({
-    database: { kind: 'sqlite', filename: join(dataDir, 'gateway.db') },
+    database: await testDatabase(dataDir),
     logger: silentLogger,
     adminPassword: ADMIN_PASSWORD,
     now: options.now,

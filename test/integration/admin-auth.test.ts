@@ -112,7 +112,7 @@ describe('health and unknown paths', () => {
     expect(res.status).toBe(200);
     expect(await json(res)).toMatchObject({
       status: 'ok',
-      database: { kind: 'sqlite', reachable: true },
+      database: { kind: process.env.GATEWAY_TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite', reachable: true },
       queueDepth: 0,
     });
   });

@@ -103,10 +103,17 @@ function apiFrom(call: (name: OperationName, input: unknown) => Promise<unknown>
 // ---------------------------------------------------------------------------------------------
 // Desktop: IPC through the preload bridge.
 
+/**
+ * IPC copies arguments with the structured-clone algorithm, which refuses proxies, and forms hand
+ * over Svelte `$state` proxies (a route's roles, a user's routes). Every contract input is JSON
+ * data, so a JSON round trip gives the plain copy IPC needs.
+ */
+const plain = (input: unknown): unknown => (input === undefined ? undefined : (JSON.parse(JSON.stringify(input)) as unknown));
+
 function ipcApi(bridge: IpcBridge): GatewayApi {
   return apiFrom(async (name, input) => {
     const invoke = bridge[name] as (input: unknown) => Promise<IpcResult<unknown>>;
-    const result = await invoke(input);
+    const result = await invoke(plain(input));
     if (result.ok) return result.data;
     const { ok: _ok, ...data } = result;
     throw new ApiError(data);

@@ -28,6 +28,12 @@ export class FormErrors {
     return messages.length > 0 ? [...new Set(messages)].join(' ') : undefined;
   }
 
+  /** Messages for exactly `path` (a list-level error such as "at least one route"). */
+  exact(path: string): string | undefined {
+    const messages = this.fields.filter((e) => e.path === path).map((e) => e.message);
+    return messages.length > 0 ? messages.join(' ') : undefined;
+  }
+
   /** Errors whose path is not under any of the paths a form shows. */
   unclaimed(paths: readonly string[]): FieldError[] {
     return this.fields.filter((e) => !paths.some((p) => e.path === p || e.path.startsWith(`${p}/`)));

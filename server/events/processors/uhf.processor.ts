@@ -1,22 +1,79 @@
 import type { FieldError } from '../../contract/errors';
+import type { Queryable } from '../../repositories/db-types';
 import { inventoryRepo } from '../../repositories/snapshots.repo';
 import { iso } from '../../time';
 import { parseConcatenatedJson } from '../json-body';
-import type { EventProcessor } from '../processor';
+import type { EventProcessor, StoreItem, StoreOutcome } from '../processor';
 import { applyTagReads, dedupKey, normalizeEpcFilter, normalizeTagReads, type DedupState, type TagRead } from '../uhf';
 import { parseInstant } from './snapshot-support';
 
-const encodeCursor = (lastSeen: number, epc: string): string => Buffer.from(JSON.stringify([lastSeen, epc])).toString('base64url');
+const encodeCursor = (lastSeen: number, epc: string): string =>
+  Buffer.from(JSON.stringify([lastSeen, epc])).toString('base64url');
 
 function decodeCursor(cursor: string | undefined): { lastSeen: number; epc: string } | undefined {
   if (cursor === undefined) return undefined;
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string') return { lastSeen: value[0], epc: value[1] };
+    if (Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string')
+      return { lastSeen: value[0], epc: value[1] };
   } catch {
     // an unreadable cursor starts from the top, like none
   }
   return undefined;
+}
+
+const emptyOutcome = (): StoreOutcome => ({ result: { reads: 0, uniqueEpcs: 0, duplicatesSuppressed: 0 }, data: null });
+
+/**
+ * Stores a run of tag-read events: per endpoint, the inventory and dedup rows of all their EPCs
+ * are loaded once, the events are applied in order to that one in-memory state (each seeing the
+ * ones before it, exactly as if stored one by one), and the changed rows are written once. Four
+ * statements per endpoint, whatever the number of events, instead of four per event.
+ */
+async function storeTagReads(trx: Queryable, items: StoreItem<TagRead[]>[]): Promise<StoreOutcome[]> {
+  const outcomes: StoreOutcome[] = items.map(emptyOutcome);
+  const byEndpoint = new Map<number, number[]>();
+  items.forEach((item, i) => {
+    const indexes = byEndpoint.get(item.event.endpointId);
+    if (indexes) indexes.push(i);
+    else byEndpoint.set(item.event.endpointId, [i]);
+  });
+  // Endpoints in a fixed order, so concurrent batches take their PostgreSQL locks in one order.
+  for (const [endpointId, indexes] of [...byEndpoint].sort((a, b) => a[0] - b[0])) {
+    const reads = indexes.flatMap((i) => items[i]?.prepared ?? []);
+    const epcs = [...new Set(reads.map((read) => read.epc))];
+    const keys = [...new Set(reads.map((read) => dedupKey(read.epc, read.readerId, read.antenna)))];
+    // Reads of one EPC may arrive through several instances at once: load-modify-store under a lock.
+    await inventoryRepo.lockEpcs(trx, endpointId, epcs);
+    const state: DedupState = {
+      inventory: new Map((await inventoryRepo.load(trx, endpointId, epcs)).map((row) => [row.epc, row])),
+      lastCounted: await inventoryRepo.loadDedup(trx, endpointId, keys),
+    };
+    const changedEpcs = new Set<string>();
+    const changedKeys = new Set<string>();
+    for (const i of indexes) {
+      const item = items[i];
+      if (!item) continue;
+      const applied = applyTagReads(item.prepared, state, item.context.settings.tagDedupWindowMs);
+      for (const epc of applied.changedEpcs) changedEpcs.add(epc);
+      for (const key of applied.changedKeys) changedKeys.add(key);
+      outcomes[i] = { result: { ...applied.summary }, data: null };
+    }
+    const changedRows = [...changedEpcs].flatMap((epc) => {
+      const entry = state.inventory.get(epc);
+      return entry ? [entry] : [];
+    });
+    await inventoryRepo.upsert(trx, endpointId, changedRows);
+    await inventoryRepo.upsertDedup(
+      trx,
+      endpointId,
+      [...changedKeys].flatMap((key) => {
+        const at = state.lastCounted.get(key);
+        return at === undefined ? [] : [[key, at] as [string, number]];
+      }),
+    );
+  }
+  return outcomes;
 }
 
 /**
@@ -29,31 +86,9 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
   // Zebra readers batch JSON objects back to back with no separator.
   parseBody: parseConcatenatedJson,
   validate: (json, context) => normalizeTagReads(json, context),
-  async store(trx, reads, event, context) {
-    const epcs = [...new Set(reads.map((read) => read.epc))];
-    const keys = [...new Set(reads.map((read) => dedupKey(read.epc, read.readerId, read.antenna)))];
-    // Reads of one EPC may arrive through several instances at once: load-modify-store under a lock.
-    await inventoryRepo.lockEpcs(trx, event.endpointId, epcs);
-    const state: DedupState = {
-      inventory: new Map((await inventoryRepo.load(trx, event.endpointId, epcs)).map((row) => [row.epc, row])),
-      lastCounted: await inventoryRepo.loadDedup(trx, event.endpointId, keys),
-    };
-    const applied = applyTagReads(reads, state, context.settings.tagDedupWindowMs);
-    const changedRows = [...applied.changedEpcs].flatMap((epc) => {
-      const entry = state.inventory.get(epc);
-      return entry ? [entry] : [];
-    });
-    await inventoryRepo.upsert(trx, event.endpointId, changedRows);
-    await inventoryRepo.upsertDedup(
-      trx,
-      event.endpointId,
-      [...applied.changedKeys].flatMap((key) => {
-        const at = state.lastCounted.get(key);
-        return at === undefined ? [] : [[key, at] as [string, number]];
-      }),
-    );
-    return { result: { ...applied.summary }, data: null };
-  },
+  store: async (trx, reads, event, context) =>
+    (await storeTagReads(trx, [{ prepared: reads, event, context }]))[0] ?? emptyOutcome(),
+  storeMany: storeTagReads,
   filterNames: ['epc', 'readerId', 'antenna', 'seenSince'],
   parseFilters(query) {
     const errors: FieldError[] = [];
@@ -68,7 +103,8 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
       else filters.readerId = query.readerId;
     }
     if (query.antenna !== undefined) {
-      if (!/^\d{1,5}$/.test(query.antenna)) errors.push({ path: '/antenna', message: 'antenna must be a whole number' });
+      if (!/^\d{1,5}$/.test(query.antenna))
+        errors.push({ path: '/antenna', message: 'antenna must be a whole number' });
       else filters.antenna = Number(query.antenna);
     }
     if (query.seenSince !== undefined) {
@@ -80,7 +116,9 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
   async snapshot(db, query) {
     const f = query.filters;
     // since/until and seenSince all bound lastSeen on the inventory (SPEC §10).
-    const lowers = [query.since, typeof f.seenSince === 'number' ? f.seenSince : undefined].filter((v): v is number => v !== undefined);
+    const lowers = [query.since, typeof f.seenSince === 'number' ? f.seenSince : undefined].filter(
+      (v): v is number => v !== undefined,
+    );
     const rows = await inventoryRepo.page(db, {
       endpointId: query.endpointId,
       epc: typeof f.epc === 'string' ? f.epc : undefined,

@@ -1,6 +1,6 @@
 import bcrypt from 'bcryptjs';
 import knexFactory, { type Knex } from 'knex';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { CallContext } from '../../server/contract/operations';
 import { createGateway, type Gateway } from '../../server/gateway';
 import { silentLogger } from '../../server/logger';
@@ -13,12 +13,12 @@ const PASSPHRASE = 'correct horse battery staple';
 const ALICE_PASSWORD = 'alice-password-1';
 
 /**
- * The same restore on PostgreSQL (explicit ids in serial columns, sequences, table locks). Opt-in:
- * set GATEWAY_TEST_POSTGRES_URL to a server URL whose user may create databases.
+ * The same restore on PostgreSQL (explicit ids in serial columns, sequences, table locks), on the
+ * throwaway cluster the postgres test project starts.
  */
-const POSTGRES_URL = process.env.GATEWAY_TEST_POSTGRES_URL;
+const POSTGRES_URL = inject('postgresUrl');
 
-describe.runIf(POSTGRES_URL)('backup import on PostgreSQL', () => {
+describe('backup import on PostgreSQL', () => {
   let admin: Knex;
   const names = [`gw_backup_a_${process.pid}`, `gw_backup_b_${process.pid}`];
   const gateways: Gateway[] = [];

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..');
+export const ADMIN_PASSWORD = 'bench-admin-password';
+
+export interface Child {
+  name: string;
+  process: ChildProcess;
+  /** Up to and including `/GWENDPOINTAPI`. */
+  base: string;
+  /** The last lines it wrote to stderr, for a failure message. */
+  stderrTail(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server as a child process and resolves once it prints its "listening on …" line. The
+ * servers run in their own processes so that the load generator (this process) and the server
+ * each get a core of the two, as far as the scheduler allows.
+ */
+async function startChild(name: string, args: string[], env: Record<string, string> = {}): Promise<Child> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  // Always drain both pipes: a full pipe would block the child mid-benchmark.
+  child.stdout.on('data', (chunk: Buffer) => (out = (out + chunk.toString()).slice(-16_384)));
+  child.stderr.on('data', (chunk: Buffer) => (err = (err + chunk.toString()).slice(-16_384)));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${out}\n${err}`)), 60_000);
+    const check = () => {
+      const match = /listening on (http:\/\/\S+\/GWENDPOINTAPI)/.exec(out);
+      if (!match?.[1]) return;
+      clearTimeout(timer);
+      child.stdout.off('data', check);
+      resolve(match[1]);
+    };
+    child.stdout.on('data', check);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited before listening:\n${out}\n${err}`));
+    });
+  });
+  return {
+    name,
+    process: child,
+    base,
+    stderrTail: () => err.split('\n').slice(-20).join('\n'),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      // SIGTERM lets the gateway finish in-flight work and, with --cpu-prof, write its profile.
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** The bare Koa server, through the same tsx loader the gateway uses. */
+export function startBaseline(): Promise<Child> {
+  return startChild('baseline', ['--import', 'tsx', join(ROOT, 'bench/baseline-server.ts')]);
+}
+
+export const PROFILE_DIR = join(ROOT, 'bench/results/profiles');
+
+/** `gateway serve` on a fresh data dir; with `profile`, under `--cpu-prof` (written at exit). */
+export function startGateway(dataDir: string, profile: boolean): Promise<Child> {
+  const nodeFlags: string[] = [];
+  if (profile) {
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    nodeFlags.push('--cpu-prof', '--cpu-prof-dir', PROFILE_DIR);
+  }
+  const args = [...nodeFlags, join(ROOT, 'bin/gateway.js'), 'serve', '--port', '0', '--host', '127.0.0.1'];
+  return startChild('gateway', [...args, '--data-dir', dataDir], { GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD });
+}

@@ -1,0 +1,145 @@
+import { ADMIN_PASSWORD } from './children';
+
+/** Group-commit counters from `GET /_health` (see server/ingest/group-commit.ts). */
+export interface CommitStats {
+  flushes: number;
+  events: number;
+  jobs: number;
+}
+
+/** Route names on the one bench endpoint (base path `bench`), one per case. */
+export const ROUTES = {
+  asyncOpen: 'asyncOpen',
+  asyncToken: 'asyncToken',
+  asyncBasic: 'asyncBasic',
+  syncTags: 'syncTags',
+  syncAll: 'syncAll',
+  inventory: 'inventory',
+} as const;
+
+export interface GatewaySetup {
+  /** `Authorization` values for the protected cases. */
+  accessToken: string;
+  basic: string;
+}
+
+/** A small admin-API client: the bench configures the gateway exactly as a technician would. */
+export class AdminClient {
+  private bearer = '';
+
+  constructor(readonly base: string) {}
+
+  async login(): Promise<void> {
+    const res = await fetch(`${this.base}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ userName: 'admin', password: ADMIN_PASSWORD }),
+    });
+    if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${await res.text()}`);
+    this.bearer = ((await res.json()) as { access_token: string }).access_token;
+  }
+
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.base}/_admin/api${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${this.bearer}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status}: ${text}`);
+    return (text ? JSON.parse(text) : null) as T;
+  }
+
+  /** Counters since the gateway started; read without auth, like any health probe. */
+  async commitStats(): Promise<CommitStats> {
+    const res = await fetch(`${this.base}/_health`);
+    const body = (await res.json()) as { commit?: CommitStats };
+    if (!body.commit) throw new Error('/_health has no `commit` counters (server/gateway.ts health())');
+    return body.commit;
+  }
+
+  /** Waits until the worker has processed everything acknowledged; returns how long it took. */
+  async waitForDrain(timeoutMs = 300_000): Promise<number> {
+    const started = Date.now();
+    for (;;) {
+      const status = await this.call<{ queueDepth: number }>('GET', '/status');
+      if (status.queueDepth === 0) return Date.now() - started;
+      if (Date.now() - started > timeoutMs)
+        throw new Error(`queue still ${status.queueDepth} deep after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /**
+   * Stored submissions on a route, by status. The admin events API is the public way to see what
+   * was stored; paging it 1000 at a time walks the id index, so it stays linear.
+   */
+  async countEvents(route: string): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    let cursor = '';
+    do {
+      const query = new URLSearchParams({ route, limit: '1000', cursor });
+      const page = await this.call<{ items: { status: string }[]; nextCursor: string | null }>(
+        'GET',
+        `/events?${query.toString()}`,
+      );
+      for (const item of page.items) counts[item.status] = (counts[item.status] ?? 0) + 1;
+      cursor = page.nextCursor ?? '';
+    } while (cursor);
+    return counts;
+  }
+}
+
+const route = (name: string, eventType: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  eventType,
+  requestType: 'HttpPost',
+  authType: 'noauth',
+  async: false,
+  roles: [],
+  ...extra,
+});
+
+/**
+ * One endpoint with a route per case, a role for the OAuth2 route, an access token in that role
+ * and an external user on the basic route. The async routes take UHFTagRead, so the background
+ * worker does the real decode + dedup + inventory work while the load runs, as on a site.
+ */
+export async function configureGateway(admin: AdminClient): Promise<GatewaySetup> {
+  await admin.call('POST', '/roles', { name: 'bench', description: 'npm run bench' });
+  await admin.call('POST', '/endpoints', {
+    name: 'Bench',
+    baseRoutePath: 'bench',
+    active: true,
+    routes: [
+      route(ROUTES.asyncOpen, 'UHFTagRead', { async: true }),
+      route(ROUTES.asyncToken, 'UHFTagRead', { async: true, authType: 'OAuth2', roles: ['bench'] }),
+      route(ROUTES.asyncBasic, 'UHFTagRead', { async: true, authType: 'basic' }),
+      route(ROUTES.syncTags, 'UHFTagRead'),
+      route(ROUTES.syncAll, 'AllData'),
+      route(ROUTES.inventory, 'UHFTagRead', { requestType: 'HttpGet' }),
+    ],
+  });
+  const username = 'benchreader';
+  const password = 'bench-reader-password';
+  await admin.call('POST', '/external-users', {
+    firstName: 'Bench',
+    lastName: 'Reader',
+    username,
+    password,
+    routes: [ROUTES.asyncBasic],
+  });
+  const token = await admin.call<{ token: string }>('POST', '/access-tokens', {
+    name: 'bench-token',
+    role: 'bench',
+    expiryDate: '2999-12-31',
+    description: 'npm run bench',
+  });
+  return {
+    accessToken: token.token,
+    basic: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+  };
+}

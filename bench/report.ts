@@ -1,0 +1,185 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { CommitStats } from './gateway-setup';
+import type { RunFigures } from './load';
+
+export interface RunRecord extends RunFigures {
+  warmup2xx: number;
+  warmupCutOff: number;
+  /** Group-commit deltas over the measured run (gateway only). */
+  commit?: CommitStats;
+  /** How long the worker took to empty the queue after the run (async only). */
+  drainMs?: number;
+}
+
+export interface CaseReport {
+  key: string;
+  label: string;
+  async: boolean;
+  runs: RunRecord[];
+  median: RunRecord;
+  /** Ratio of the median req/s to the baseline's median req/s. */
+  ratio: number | null;
+  durability?: { expected: number; cutOff: number; stored: number; byStatus: Record<string, number>; pass: boolean };
+}
+
+export interface Target {
+  name: string;
+  goal: string;
+  actual: string;
+  met: boolean;
+}
+
+export interface BenchSettings {
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  repeats: number;
+  profile: boolean;
+}
+
+const fixed = (value: number, digits = 0) => value.toFixed(digits);
+const perFlush = (stats: CommitStats | undefined, field: 'events' | 'jobs') =>
+  stats && stats.flushes > 0 ? fixed(stats[field] / stats.flushes, 1) : '–';
+
+export function header(settings: BenchSettings): string {
+  const cpu = cpus();
+  return [
+    `Gateway benchmark — ${new Date().toISOString()}`,
+    `node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}`,
+    `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured, ` +
+      `${settings.repeats} runs per case, median run (by req/s) shown`,
+    `CAVEAT: load generator (this process, autocannon) and server (child process) share ${cpu.length} cores;`,
+    '        absolute figures are lower than on a dedicated client; compare ratios within one run.',
+    settings.profile ? 'PROFILING: the gateway runs under --cpu-prof (figures are slower than normal)' : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+export function table(cases: CaseReport[]): string {
+  const head = [
+    'case',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    '× base',
+    'non-2xx',
+    'errors',
+    'ev/flush',
+    'jobs/flush',
+    'drain s',
+    'stored',
+  ];
+  const rows = cases.map((c) => {
+    const m = c.median;
+    const stored = c.durability ? (c.durability.pass ? 'PASS' : 'FAIL') : '–';
+    return [
+      c.label,
+      fixed(m.rps),
+      fixed(m.p50),
+      fixed(m.p99),
+      c.ratio === null ? '–' : fixed(c.ratio, 2),
+      String(m.non2xx),
+      String(m.errors),
+      c.async ? perFlush(m.commit, 'events') : '–',
+      perFlush(m.commit, 'jobs'),
+      m.drainMs === undefined ? '–' : fixed(m.drainMs / 1000, 1),
+      stored,
+    ];
+  });
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** All three runs per case, for judging the spread behind each median. */
+export function runsDetail(cases: CaseReport[]): string {
+  return cases
+    .map((c) => `${c.label}: ` + c.runs.map((r) => `${fixed(r.rps)} req/s p99 ${fixed(r.p99)} ms`).join(' | '))
+    .join('\n');
+}
+
+/** SPEC-independent targets from the "Benchmark" issue, judged on the medians of this run. */
+export function judge(cases: CaseReport[]): Target[] {
+  const byKey = new Map(cases.map((c) => [c.key, c]));
+  const baseline = byKey.get('baseline');
+  const targets: Target[] = [];
+  const ratio = (key: string, goal: number) => {
+    const c = byKey.get(key);
+    if (!c || c.ratio === null) return;
+    targets.push({
+      name: `${c.label} throughput`,
+      goal: `≥ ${goal.toFixed(2)} × baseline`,
+      actual: `${c.ratio.toFixed(2)} ×`,
+      met: c.ratio >= goal,
+    });
+  };
+  ratio('asyncOpen', 0.7);
+  ratio('asyncToken', 0.65);
+  ratio('asyncBasic', 0.65);
+  ratio('syncTags', 0.5);
+  for (const c of cases) {
+    if (c.key === 'baseline' || !baseline) continue;
+    const limit = 3 * baseline.median.p99;
+    targets.push({
+      name: `${c.label} p99`,
+      goal: `≤ ${limit.toFixed(0)} ms (3 × baseline)`,
+      actual: `${c.median.p99.toFixed(0)} ms`,
+      met: c.median.p99 <= limit,
+    });
+  }
+  for (const c of cases) {
+    const stats = c.median.commit;
+    if (!c.async || !stats) continue;
+    const value = stats.flushes > 0 ? stats.events / stats.flushes : 0;
+    targets.push({ name: `${c.label} events per flush`, goal: '≥ 3', actual: value.toFixed(1), met: value >= 3 });
+  }
+  return targets;
+}
+
+export function targetsText(targets: Target[]): string {
+  const width = Math.max(...targets.map((t) => t.name.length));
+  return targets
+    .map((t) => `${t.met ? 'met   ' : 'MISSED'}  ${t.name.padEnd(width)}  ${t.goal.padEnd(26)}  actual ${t.actual}`)
+    .join('\n');
+}
+
+export function durabilityText(cases: CaseReport[]): string {
+  return cases
+    .filter((c) => c.durability)
+    .map((c) => {
+      const d = c.durability;
+      if (!d) return '';
+      const statuses =
+        Object.entries(d.byStatus)
+          .map(([status, n]) => `${status} ${n}`)
+          .join(', ') || 'none';
+      const extra = d.stored - d.expected;
+      return (
+        `${d.pass ? 'PASS' : 'FAIL'}  ${c.label}: ${d.stored} stored (${statuses}) for ${d.expected} 2xx answers` +
+        ` + ${extra} of ${d.cutOff} requests cut off unanswered at the end of a load`
+      );
+    })
+    .join('\n');
+}
+
+/** Writes `bench/results/<timestamp>.json` and `latest.json`; returns the timestamped path. */
+export function writeResults(
+  dir: string,
+  data: { settings: BenchSettings; cases: CaseReport[]; targets: Target[] },
+): string {
+  mkdirSync(dir, { recursive: true });
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const json = JSON.stringify(
+    { at: new Date().toISOString(), node: process.version, cpus: cpus().length, ...data },
+    null,
+    2,
+  );
+  const file = join(dir, `${stamp}.json`);
+  writeFileSync(file, json + '\n');
+  writeFileSync(join(dir, 'latest.json'), json + '\n');
+  return file;
+}

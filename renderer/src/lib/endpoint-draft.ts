@@ -1,0 +1,114 @@
+/**
+ * The endpoint editor's draft: the API's shapes plus a stable client key per route row, so ids
+ * of inputs (and the errors tied to them) stay put while rows are added and removed.
+ */
+import {
+  AUTH_TYPES,
+  EVENT_TYPES,
+  PAYLOAD_TYPE_BY_EVENT_TYPE,
+  REQUEST_TYPES,
+  type AuthType,
+  type Endpoint,
+  type EndpointInput,
+  type EventType,
+  type PayloadType,
+  type RequestType,
+} from '../../../server/contract/dto';
+
+// Plain data from the contract (no Node APIs): one list of enum values for server and screens.
+export { AUTH_TYPES, EVENT_TYPES, REQUEST_TYPES };
+
+export interface RouteDraft {
+  key: string;
+  id?: number;
+  name: string;
+  eventType: EventType;
+  requestType: RequestType;
+  authType: AuthType;
+  active: boolean;
+  async: boolean;
+  roles: string[];
+  epcisLenient: boolean;
+}
+
+export interface EndpointDraft {
+  id?: number;
+  name: string;
+  baseRoutePath: string;
+  active: boolean;
+  routes: RouteDraft[];
+}
+
+let nextKey = 0;
+const newKey = (): string => `new${++nextKey}`;
+
+export const payloadTypeOf = (eventType: EventType): PayloadType => PAYLOAD_TYPE_BY_EVENT_TYPE[eventType];
+export const isEpcis = (eventType: EventType): boolean => eventType === 'EpcisMessage' || eventType === 'EpcisObject';
+
+export function emptyRoute(): RouteDraft {
+  return {
+    key: newKey(),
+    name: '',
+    eventType: 'AllData',
+    requestType: 'HttpPost',
+    authType: 'noauth',
+    active: true,
+    async: false,
+    roles: [],
+    epcisLenient: false,
+  };
+}
+
+export function emptyEndpoint(): EndpointDraft {
+  return { name: '', baseRoutePath: '', active: true, routes: [emptyRoute()] };
+}
+
+export function toDraft(endpoint: Endpoint): EndpointDraft {
+  return {
+    id: endpoint.id,
+    name: endpoint.name,
+    baseRoutePath: endpoint.baseRoutePath,
+    active: endpoint.active,
+    routes: endpoint.routes.map((route) => ({
+      key: `r${route.id}`,
+      id: route.id,
+      name: route.name,
+      eventType: route.eventType,
+      requestType: route.requestType,
+      authType: route.authType,
+      active: route.active,
+      async: route.async,
+      roles: [...route.roles],
+      epcisLenient: route.epcisLenient,
+    })),
+  };
+}
+
+/**
+ * What Submit sends. Fields hidden by the form are sent in the state the form implies (roles only
+ * for OAuth2, async only for HttpPost, lenient only for EPCIS), so a hidden leftover never
+ * surprises the user with an error about a field they cannot see.
+ */
+export function toInput(draft: EndpointDraft): EndpointInput {
+  return {
+    name: draft.name.trim(),
+    baseRoutePath: draft.baseRoutePath.trim(),
+    active: draft.active,
+    routes: draft.routes.map((route) => ({
+      ...(route.id === undefined ? {} : { id: route.id }),
+      name: route.name.trim(),
+      eventType: route.eventType,
+      requestType: route.requestType,
+      authType: route.authType,
+      active: route.active,
+      async: route.requestType === 'HttpPost' && route.async,
+      roles: route.authType === 'OAuth2' ? route.roles : [],
+      epcisLenient: isEpcis(route.eventType) && route.epcisLenient,
+    })),
+  };
+}
+
+/** The data-plane path of a route, as readers and phones must be configured. */
+export function routePath(baseRoutePath: string, routeName: string): string {
+  return `/GWENDPOINTAPI/${baseRoutePath || '<Base Route Path>'}/${routeName || '<Route Name>'}`;
+}

@@ -1,0 +1,12 @@
+// Types of start-decision.js for the tests (the script itself is plain JavaScript run by Node).
+export type LaunchDecision = { launcher: 'electron'; electronPath: string } | { launcher: 'headless'; reason: string };
+
+export function chooseLauncher(facts: {
+  platform: NodeJS.Platform;
+  env: Record<string, string | undefined>;
+  electronPath: string | null;
+}): LaunchDecision;
+
+export function electronBinary(require: (id: string) => unknown, exists: (path: string) => boolean): string | null;
+
+export function fallbackLine(reason: string): string;

@@ -1,0 +1,96 @@
+import type { Knex } from 'knex';
+import type { GroupCommit } from './group-commit';
+
+/** One item's result inside a batch: a per-item refusal (a lost lease) does not fail the others. */
+export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
+
+interface Entry<I, O> {
+  item: I;
+  resolve(value: O): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Turns single-event work into one group-commit job per flush. Each `GroupCommit.run` job costs a
+ * savepoint and its own statements (measured: ~0.5 ms for the savepoint alone, then ~0.2–0.4 ms
+ * per statement, all serialized on SQLite's one connection), so N requests doing the same kind of
+ * work as N jobs made the flush, and every 202/200 waiting on it, N times longer. Here the items
+ * that arrive while a flush is committing join one job, which does them with set-based
+ * statements (`many`) under a single savepoint.
+ *
+ * Failure isolation is kept: if a batch throws, its savepoint rolls back and every item is done
+ * again in a job of its own (`many` of one item, like the single-event path was), so only a failing
+ * item fails.
+ */
+export class CommitBatcher<I, O> {
+  private pending: Entry<I, O>[] = [];
+  private queued = false;
+
+  constructor(
+    private readonly commit: GroupCommit,
+    private readonly work: {
+      /** Does the items inside one savepoint; outcomes in item order. */
+      many: (trx: Knex.Transaction, items: I[]) => Promise<ItemOutcome<O>[]>;
+      /**
+       * Items per job. The rest waits for the next flush: this bounds how much one flush (and
+       * so every acknowledgement riding on it) can be delayed by this kind of work.
+       */
+      maxPerFlush: number;
+    },
+  ) {}
+
+  /** One item in a job of its own: `many` of one, its refusal rolling back its savepoint. */
+  private one(item: I): Promise<O> {
+    return this.commit.run(async (trx) => {
+      const [outcome] = await this.work.many(trx, [item]);
+      if (!outcome?.ok) throw outcome ? outcome.error : new Error('batch returned no outcome');
+      return outcome.value;
+    });
+  }
+
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.pending.push({ item, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.queued || this.pending.length === 0) return;
+    this.queued = true;
+    let taken: Entry<I, O>[] | null = null;
+    const take = (): Entry<I, O>[] => {
+      const entries = this.pending.splice(0, this.work.maxPerFlush);
+      this.queued = false;
+      // Anything left over is queued now, which puts it in the next flush, not this one.
+      this.schedule();
+      return entries;
+    };
+    this.commit
+      .run((trx) => {
+        // Taken when the job runs, not when it was queued: whatever arrived meanwhile joins.
+        taken = take();
+        return this.work.many(
+          trx,
+          taken.map((entry) => entry.item),
+        );
+      })
+      .then(
+        (outcomes) => {
+          (taken ?? []).forEach((entry, i) => {
+            const outcome = outcomes[i];
+            if (outcome?.ok) entry.resolve(outcome.value);
+            else entry.reject(outcome ? outcome.error : new Error('batch returned no outcome'));
+          });
+        },
+        () => {
+          // The batch rolled back (or its transaction never ran): each item on its own.
+          for (const entry of taken ?? take())
+            this.one(entry.item).then(
+              (value) => entry.resolve(value),
+              (error: unknown) => entry.reject(error),
+            );
+        },
+      );
+  }
+}

@@ -1,0 +1,254 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic } from '../helpers/test-gateway';
+import { goTo, screenshot, signIn, startRig, type BrowserRig } from './browser';
+
+/**
+ * The technician's path through the web admin, in order, on one real gateway: sign in, set up a
+ * role, an endpoint with a basic and an OAuth2 route, an access token and an external user, then
+ * send data with those credentials and find it in the event inspector. Each step builds on the
+ * previous one, as the screens do.
+ */
+// Real Chromium on a small machine: give each step room beyond the default 30 s.
+describe('web admin: settings flows', { timeout: 120_000 }, () => {
+  let rig: BrowserRig;
+  let tokenValue = '';
+
+  beforeAll(async () => {
+    rig = await startRig();
+  });
+
+  afterAll(async () => {
+    await rig?.close();
+  });
+
+  it('refuses a wrong password, then signs in with Username and Password', async () => {
+    const { page, adminUrl } = rig;
+    await page.goto(adminUrl);
+    await page.getByLabel('Username', { exact: true }).fill('admin');
+    await page.getByLabel('Password', { exact: true }).fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'Wrong username or password' }).waitFor();
+    await screenshot(page, '01-login-error');
+
+    await signIn(page, adminUrl);
+    // Evaluated in the page (a string: the test's own lib has no DOM types).
+    expect(await page.evaluate('sessionStorage.length')).toBe(1);
+  });
+
+  it('creates a role', async () => {
+    const { page } = rig;
+    await goTo(page, 'Roles');
+    await page.getByRole('button', { name: 'New Role' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Role Name').fill('scanner');
+    await dialog.getByLabel('Description').fill('Handheld scanners posting documents');
+    await dialog.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('cell', { name: 'scanner', exact: true }).waitFor();
+    expect(await dialog.isVisible()).toBe(false);
+  });
+
+  it('creates an endpoint with a basic route and an OAuth2 route', async () => {
+    const { page, gateway } = rig;
+    await goTo(page, 'Endpoints');
+    await page.getByText('No endpoints yet. Create one with + New Endpoint.').waitFor();
+    await page.getByRole('button', { name: '+ New Endpoint' }).click();
+    await page.getByLabel('Endpoint Name', { exact: true }).fill('Warehouse');
+    await page.getByLabel('Base Route Path', { exact: true }).fill('warehouse');
+
+    const routeName = page.getByLabel('Route Name', { exact: true });
+    const eventType = page.getByLabel('Event Type', { exact: true });
+    const requestType = page.getByLabel('Request Type', { exact: true });
+    const authType = page.getByLabel('Auth Type', { exact: true });
+    const payloadType = page.getByLabel('Payload Type', { exact: true });
+    const asyncBox = page.getByLabel('Async', { exact: true });
+    const roles = page.getByLabel('Roles', { exact: true });
+
+    // Route 1: tag reads from readers, Basic auth.
+    await routeName.nth(0).fill('tags');
+    await eventType.nth(0).selectOption('UHFTagRead');
+    expect(await payloadType.nth(0).inputValue()).toBe('TagReadBatch');
+    expect(await payloadType.nth(0).getAttribute('readonly')).not.toBeNull();
+    // Async only exists for HttpPost: choosing HttpGet unchecks and disables it.
+    await asyncBox.nth(0).check();
+    await requestType.nth(0).selectOption('HttpGet');
+    expect(await asyncBox.nth(0).isDisabled()).toBe(true);
+    expect(await asyncBox.nth(0).isChecked()).toBe(false);
+    await requestType.nth(0).selectOption('HttpPost');
+    expect(await asyncBox.nth(0).isEnabled()).toBe(true);
+    await authType.nth(0).selectOption('basic');
+    expect(await roles.count()).toBe(0);
+
+    // Route 2: documents from OAuth2 clients with role scanner.
+    await page.getByRole('button', { name: 'Add Route' }).click();
+    await routeName.nth(1).fill('docs');
+    await eventType.nth(1).selectOption('EpcisMessage');
+    expect(await payloadType.nth(1).inputValue()).toBe('EPCISDocument');
+    await page.getByLabel('EPCIS lenient', { exact: true }).waitFor();
+    await eventType.nth(1).selectOption('AllData');
+    expect(await payloadType.nth(1).inputValue()).toBe('GenericJson');
+    expect(await page.getByLabel('EPCIS lenient', { exact: true }).count()).toBe(0);
+    await authType.nth(1).selectOption('OAuth2');
+    // The Roles multi-select appears for the OAuth2 route only.
+    expect(await roles.count()).toBe(1);
+    await roles.selectOption(['scanner']);
+    await screenshot(page, '02-endpoint-editor');
+
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Created “Warehouse”' }).waitFor();
+    await page.getByRole('cell', { name: 'Warehouse', exact: true }).waitFor();
+    await screenshot(page, '03-endpoints-list');
+
+    const stored = await gateway.admin('GET', '/endpoints');
+    expect(stored.body).toHaveLength(1);
+    expect(stored.body[0]).toMatchObject({ name: 'Warehouse', baseRoutePath: 'warehouse', active: true });
+    expect(stored.body[0].routes).toMatchObject([
+      { name: 'tags', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'basic', roles: [], async: false },
+      { name: 'docs', eventType: 'AllData', authType: 'OAuth2', roles: ['scanner'], payloadType: 'GenericJson' },
+    ]);
+  });
+
+  it('shows a duplicate route name refused next to that route’s Route Name', async () => {
+    const { page, gateway } = rig;
+    await page.getByRole('button', { name: '+ New Endpoint' }).click();
+    await page.getByLabel('Endpoint Name', { exact: true }).fill('Dock doors');
+    await page.getByLabel('Base Route Path', { exact: true }).fill('dock');
+    const routeName = page.getByLabel('Route Name', { exact: true });
+    await routeName.nth(0).fill('dock-reads');
+    await page.getByRole('button', { name: 'Add Route' }).click();
+    await routeName.nth(1).fill('TAGS'); // taken by Warehouse (names compare case-insensitively)
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+
+    await page.getByRole('alert').first().waitFor();
+    const second = routeName.nth(1);
+    expect(await second.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await second.getAttribute('aria-describedby')) ?? '';
+    const message = await page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent();
+    expect(message).toMatch(/already used/);
+    // The first route is fine and carries no error.
+    expect(await routeName.nth(0).getAttribute('aria-invalid')).toBeNull();
+    await screenshot(page, '04-duplicate-route-name');
+
+    const stored = await gateway.admin('GET', '/endpoints');
+    expect(stored.body).toHaveLength(1);
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+  });
+
+  it('creates an access token whose value is shown once, then never in the list', async () => {
+    const { page } = rig;
+    await goTo(page, 'Access Token');
+    await page.getByText('No access tokens yet').waitFor();
+    await page.getByRole('button', { name: 'Add AccessToken' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Token Name', { exact: true }).fill('reader-1');
+    await dialog.getByLabel('Role', { exact: true }).selectOption('scanner');
+    await dialog.getByLabel('Expiry Date', { exact: true }).fill('2099-12-31');
+    await dialog.getByLabel('Description', { exact: true }).fill('Dock door reader');
+    await dialog.getByRole('button', { name: 'Submit' }).click();
+
+    const value = dialog.getByTestId('token-value');
+    await value.waitFor();
+    tokenValue = (await value.textContent()) ?? '';
+    expect(tokenValue).toMatch(/^gwat_[A-Za-z0-9_-]{43}$/);
+    await dialog.getByText("You won't see this token again").waitFor();
+    await dialog.getByRole('button', { name: 'Copy' }).waitFor();
+    await screenshot(page, '05-access-token-value');
+
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('cell', { name: /reader-1/ }).waitFor();
+    for (const column of ['Token Name', 'Role', 'Created Date', 'Expiry Date', 'Expiry in days', 'Status']) {
+      await page.getByRole('columnheader', { name: column, exact: true }).waitFor();
+    }
+    const row = page.getByRole('row').filter({ hasText: 'reader-1' });
+    expect(await row.getByText('Active', { exact: true }).count()).toBe(1);
+    expect(await page.content()).not.toContain(tokenValue);
+    await page.reload();
+    await page.getByRole('cell', { name: /reader-1/ }).waitFor();
+    expect(await page.content()).not.toContain(tokenValue);
+    await screenshot(page, '06-access-tokens-list');
+  });
+
+  it('creates an external user whose Endpoint(s) offer only basic routes', async () => {
+    const { page, gateway } = rig;
+    await goTo(page, 'External User');
+    await page.getByRole('button', { name: 'New External User' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('First Name', { exact: true }).fill('Dock');
+    await dialog.getByLabel('Last Name', { exact: true }).fill('Reader');
+    await dialog.getByLabel('Username', { exact: true }).fill('dockreader');
+    await dialog.getByLabel('Password', { exact: true }).fill('reader-password-1');
+    const routes = dialog.getByLabel('Endpoint(s)', { exact: true });
+    const offered = await Promise.all((await routes.locator('option').all()).map((option) => option.getAttribute('value')));
+    expect(offered).toEqual(['tags']);
+    await routes.selectOption(['tags']);
+    expect(await dialog.getByLabel('Active', { exact: true }).isChecked()).toBe(true);
+    await screenshot(page, '07-external-user-dialog');
+    await dialog.getByRole('button', { name: 'Submit' }).click();
+    await page.getByRole('cell', { name: 'dockreader', exact: true }).waitFor();
+    await screenshot(page, '08-external-users-list');
+
+    const stored = await gateway.admin('GET', '/external-users');
+    expect(stored.body).toMatchObject([{ username: 'dockreader', firstName: 'Dock', lastName: 'Reader', routes: ['tags'], active: true }]);
+  });
+
+  it('accepts data with those credentials and shows it in the event inspector', async () => {
+    const { page, gateway } = rig;
+    const tagRead = await fetch(`${gateway.base}/warehouse/tags`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: basic('dockreader', 'reader-password-1') },
+      body: JSON.stringify({ epc: '3074257BF7194E4000001A85', antenna: 2, rssi: -51 }),
+    });
+    expect(tagRead.status, await tagRead.clone().text()).toBe(200);
+    const doc = await fetch(`${gateway.base}/warehouse/docs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: tokenValue, 'x-request-id': 'browser-test-doc-1' },
+      body: JSON.stringify({ document: 'delivery-note', lines: 3 }),
+    });
+    expect(doc.status).toBe(200);
+
+    await goTo(page, 'Events');
+    const rows = page.getByRole('row').filter({ has: page.getByRole('button', { name: /Open event/ }) });
+    await rows.nth(1).waitFor();
+    expect(await rows.count()).toBe(2);
+
+    await page.getByLabel('Route', { exact: true }).selectOption('docs');
+    await page.waitForFunction("document.querySelectorAll('tbody tr').length === 1");
+    expect(await rows.first().textContent()).toContain('docs');
+    await rows.first().getByRole('button', { name: /Open event/ }).click();
+    const detail = page.getByRole('region', { name: /^Event / });
+    await detail.getByText('token:reader-1').waitFor();
+    expect(await detail.getByLabel('Payload').textContent()).toContain('"document": "delivery-note"');
+    await detail.getByText('browser-test-doc-1').waitFor();
+    await detail.getByText(/127\.0\.0\.1/).waitFor();
+    await detail.getByText('processed', { exact: true }).waitFor();
+    await screenshot(page, '09-event-inspector');
+
+    await page.getByLabel('Route', { exact: true }).selectOption('tags');
+    await page.getByRole('row').filter({ hasText: 'external:dockreader' }).waitFor();
+  });
+
+  it('regenerates the token (old value refused) and deletes it after confirmation', async () => {
+    const { page, gateway } = rig;
+    await goTo(page, 'Access Token');
+    await page.getByRole('row').filter({ hasText: 'reader-1' }).getByRole('button', { name: 'Regenerate' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Regenerate' }).click();
+    const fresh = (await page.getByTestId('token-value').textContent()) ?? '';
+    expect(fresh).toMatch(/^gwat_/);
+    expect(fresh).not.toBe(tokenValue);
+    await page.getByRole('dialog').getByRole('button', { name: 'Done' }).click();
+    const post = (authorization: string) =>
+      fetch(`${gateway.base}/warehouse/docs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization },
+        body: '{"n":1}',
+      });
+    expect((await post(tokenValue)).status).toBe(401);
+    expect((await post(fresh)).status).toBe(200);
+
+    await page.getByRole('row').filter({ hasText: 'reader-1' }).getByRole('button', { name: 'Delete' }).click();
+    // While the confirmation is open it is the only Delete button a user (or a test) can reach.
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByText('No access tokens yet').waitFor();
+    expect((await post(fresh)).status).toBe(401);
+    expect(rig.problems).toEqual([]);
+  });
+});

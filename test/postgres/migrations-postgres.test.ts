@@ -1,0 +1,38 @@
+import { describe, expect, inject, it } from 'vitest';
+import { createDb } from '../../server/db';
+import { createDatabase } from '../helpers/postgres-cluster';
+
+describe('migrations on PostgreSQL', () => {
+  it('migrates up, down and up again, and two instances starting at once migrate once', async () => {
+    const url = await createDatabase(inject('postgresUrl'), `gw_migrate_${process.pid}`);
+    // Two "instances" opening the same fresh database at the same moment.
+    const [a, b] = await Promise.all([createDb({ kind: 'postgres', url }), createDb({ kind: 'postgres', url })]);
+    try {
+      const tables = async () =>
+        (
+          await a.knex('information_schema.tables').where({ table_schema: 'public' }).whereNot('table_name', 'like', 'knex_%').select<{ table_name: string }[]>('table_name')
+        )
+          .map((r) => r.table_name)
+          .sort();
+      const all = await tables();
+      expect(all).toEqual(expect.arrayContaining(['events', 'routes', 'access_tokens', 'bearer_tokens', 'config_version', 'tag_inventory']));
+      const applied = await a.knex('knex_migrations').count<{ n: number }[]>({ n: '*' });
+      expect(Number(applied[0]?.n)).toBe(2);
+      await a.rollbackAll();
+      expect(await tables()).toEqual([]);
+      await a.migrate();
+      expect(await tables()).toEqual(all);
+      // bigint columns come back as numbers, as on SQLite
+      await a.knex('settings').insert({ key: 'probe', value: '1' });
+      const row = await a.knex('config_version').first<{ version: unknown }>('version');
+      expect(typeof row?.version).toBe('number');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('names an unreachable database in one line', async () => {
+    await expect(createDb({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' })).rejects.toThrow(/^cannot open the PostgreSQL database: .*ECONNREFUSED/);
+  });
+});
