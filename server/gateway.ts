@@ -70,7 +70,7 @@ export interface Gateway {
 export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const logger = options.logger ?? createLogger();
   const now = options.now ?? Date.now;
-  const db = await createDb(options.database);
+  const db = await createDb(options.database, { logger });
   const changes = new ConfigChanges();
   const audit = createAuditService({ db, now });
   const settings = createSettingsService({ db, changes, audit });

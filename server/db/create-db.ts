@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import type { Logger } from '../logger';
 import { migrationSource } from './migration-source';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -88,8 +89,18 @@ async function migrateWaitingForLock(knex: Knex, config: Knex.MigratorConfig): P
 }
 
 /** Opens the database, migrates it (unless told not to), and hands back one object to close it. */
-export async function createDb(config: DbConfig, options: { migrate?: boolean } = {}): Promise<Db> {
-  const knex = knexFactory(config.kind === 'sqlite' ? sqliteConfig(config.filename) : postgresConfig(config.url));
+export async function createDb(config: DbConfig, options: { migrate?: boolean; logger?: Logger } = {}): Promise<Db> {
+  const logger = options.logger;
+  const knex = knexFactory({
+    ...(config.kind === 'sqlite' ? sqliteConfig(config.filename) : postgresConfig(config.url)),
+    // Knex's own notices (pool connection errors while the database is away) go to our log, not the console.
+    log: {
+      warn: (message: unknown) => logger?.warn('database', { message: String(message) }),
+      error: (message: unknown) => logger?.error('database', { message: String(message) }),
+      deprecate: (message: unknown) => logger?.warn('database deprecation', { message: String(message) }),
+      debug: () => undefined,
+    },
+  });
   const migrations: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
   const db: Db = {
     knex,

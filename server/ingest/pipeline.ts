@@ -4,11 +4,12 @@ import type { FieldError } from '../contract/errors';
 import type { EventMeta, EventProcessor, ProcessContext, StoreItem, StoreOutcome } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
 import type { Validation } from '../events/types';
-import { eventWrites, type EventInsert, type EventRow } from '../repositories/events.repo';
+import { eventWrites, type EventInsert, type EventOutcome, type EventRow } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
 import { rejectedAnswer, type Answer } from './answers';
 import { CommitBatcher, type ItemOutcome } from './batcher';
 import type { GroupCommit } from './group-commit';
+import { confirmLeases, setOutcomes } from './outcome-writes';
 
 export interface Submission {
   meta: EventMeta;
@@ -252,14 +253,13 @@ export class Pipeline {
    * lost lease refuses that event alone); their side effects in bulk, then each one's outcome.
    */
   private async storeQueued(trx: Knex.Transaction, items: QueuedItem[]): Promise<ItemOutcome<Processed>[]> {
-    const outcomes: ItemOutcome<Processed>[] = [];
-    const held: QueuedItem[] = [];
-    for (const [i, item] of items.entries()) {
-      if (await eventWrites.confirmLease(trx, item.row.id, item.owner)) held.push(item);
-      else outcomes[i] = { ok: false, error: new LeaseLost(item.row.id) };
+    const held = new Set<string>();
+    for (const owner of new Set(items.map((item) => item.owner))) {
+      const ids = items.filter((item) => item.owner === owner).map((item) => item.row.id);
+      for (const id of await confirmLeases(trx, ids, owner)) held.add(id);
     }
-    const valid = held.flatMap((item) =>
-      item.validation.ok && item.context
+    const valid = items.flatMap((item) =>
+      held.has(item.row.id) && item.validation.ok && item.context
         ? [{ item, prepared: item.validation.value, warnings: item.validation.warnings, context: item.context }]
         : [],
     );
@@ -267,36 +267,41 @@ export class Pipeline {
       trx,
       valid.map((v) => ({ prepared: v.prepared, event: v.item.meta, context: v.context })),
     );
-    const storedBy = new Map(
-      valid.map((v, k) => [v.item, { outcome: stored[k], warnings: v.warnings }]),
-    );
+    const storedBy = new Map(valid.map((v, k) => [v.item, { outcome: stored[k], warnings: v.warnings }]));
+    const writes: { id: string; outcome: EventOutcome }[] = [];
     const processedAt = this.now();
-    for (const [i, item] of items.entries()) {
-      if (outcomes[i]) continue;
+    const outcomes = items.map((item): ItemOutcome<Processed> => {
+      if (!held.has(item.row.id)) return { ok: false, error: new LeaseLost(item.row.id) };
       const done = storedBy.get(item);
       if (!done) {
         const errors = item.validation.ok ? [] : item.validation.errors;
-        await eventWrites.setOutcome(trx, item.row.id, {
-          status: 'rejected',
-          processed_at: processedAt,
-          result: null,
-          errors: toJson(errors),
-          warnings: null,
+        writes.push({
+          id: item.row.id,
+          outcome: {
+            status: 'rejected',
+            processed_at: processedAt,
+            result: null,
+            errors: toJson(errors),
+            warnings: null,
+          },
         });
-        outcomes[i] = { ok: true, value: { kind: 'rejected', errors } };
-        continue;
+        return { ok: true, value: { kind: 'rejected', errors } };
       }
       const { outcome, warnings } = done;
-      await eventWrites.setOutcome(trx, item.row.id, {
-        status: 'processed',
-        processed_at: processedAt,
-        data: outcome.data,
-        result: toJson(outcome.result),
-        errors: null,
-        warnings: warnings.length > 0 ? toJson(warnings) : null,
+      writes.push({
+        id: item.row.id,
+        outcome: {
+          status: 'processed',
+          processed_at: processedAt,
+          data: outcome.data,
+          result: toJson(outcome.result),
+          errors: null,
+          warnings: warnings.length > 0 ? toJson(warnings) : null,
+        },
       });
-      outcomes[i] = { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };
-    }
+      return { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };
+    });
+    await setOutcomes(trx, writes, processedAt);
     return outcomes;
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
+import { isUniqueViolation } from '../repositories/db-types';
 import { rolesRepo } from '../repositories/roles.repo';
 import { usersRepo } from '../repositories/users.repo';
 import { hashPassword, passwordProblem } from '../secrets';
@@ -8,8 +9,12 @@ import { ADMIN_ROLE } from './roles.service';
 /** The built-in `admin` role always exists; it is the one role that grants management rights. */
 export async function ensureBuiltInRoles(db: Db): Promise<void> {
   const existing = await rolesRepo.findByName(db.knex, ADMIN_ROLE);
-  if (!existing) {
+  if (existing) return;
+  try {
     await rolesRepo.insert(db.knex, { name: ADMIN_ROLE, description: 'Manages the gateway', builtIn: true });
+  } catch (error) {
+    // Another instance starting at the same moment created it first: that is the goal.
+    if (!isUniqueViolation(error)) throw error;
   }
 }
 
@@ -30,13 +35,15 @@ export async function ensureFirstAdmin(
   }
   const password = given ?? randomBytes(18).toString('base64url');
   const admin = await rolesRepo.findByName(db.knex, ADMIN_ROLE);
-  await usersRepo.insert(db.knex, {
-    username: 'admin',
-    displayName: 'Administrator',
-    active: true,
-    roleIds: admin ? [admin.id] : [],
-    passwordHash: await hashPassword(password, options.bcryptCost),
-    createdAt: options.now,
-  });
+  const passwordHash = await hashPassword(password, options.bcryptCost);
+  try {
+    await db.knex.transaction((trx) =>
+      usersRepo.insert(trx, { username: 'admin', displayName: 'Administrator', active: true, roleIds: admin ? [admin.id] : [], passwordHash, createdAt: options.now }),
+    );
+  } catch (error) {
+    // Several instances started together on an empty database: the one that won prints its password.
+    if (isUniqueViolation(error)) return null;
+    throw error;
+  }
   return { username: 'admin', generatedPassword: given ? null : password };
 }

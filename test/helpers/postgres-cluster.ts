@@ -30,6 +30,10 @@ export interface PostgresCluster {
   /** Connection URL of the `postgres` superuser database. */
   url: string;
   port: number;
+  /** Stops the server but keeps its data (a database "lost while running"). */
+  pause(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -53,34 +57,44 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const env = { ...process.env, HOME: dir, LC_ALL: 'C' };
   execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], { stdio: 'ignore', env, cwd: dir, ...owner });
   const port = await freePort();
-  const server: ChildProcess = spawn(
-    join(bin, 'postgres'),
-    ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    { stdio: 'ignore', env, cwd: dir, ...owner },
-  );
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const client = new pg.Client({ connectionString: url });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch (error) {
-      await client.end().catch(() => undefined);
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+  let server: ChildProcess | null = null;
+  const launch = async () => {
+    server = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'], {
+      stdio: 'ignore',
+      env,
+      cwd: dir,
+      ...owner,
+    });
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const client = new pg.Client({ connectionString: url });
+      try {
+        await client.connect();
+        await client.end();
+        return;
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     }
-  }
+  };
+  const halt = async () => {
+    const running = server;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGINT'); // fast shutdown: disconnect clients, stop at once
+    await exited;
+  };
+  await launch();
   return {
     url,
     port,
+    pause: halt,
+    resume: launch,
     async stop() {
-      if (server.exitCode === null) {
-        const exited = new Promise((resolve) => server.once('exit', resolve));
-        server.kill('SIGINT'); // fast shutdown: disconnect clients, stop at once
-        await exited;
-      }
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };
