@@ -4,6 +4,7 @@ import type { DbConfig } from './db';
 import { createGateway, type Gateway } from './gateway';
 import { startServer, type RunningServer } from './http/start-server';
 import type { Logger } from './logger';
+import { usersRepo } from './repositories/users.repo';
 
 export interface StartOptions {
   /** Data folder: the SQLite database lives here (and local files with PostgreSQL). */
@@ -47,6 +48,12 @@ export async function startGateway(options: StartOptions): Promise<StartedGatewa
       host: options.host ?? settings.host,
     });
   } catch (error) {
+    // A first start that cannot listen never printed the generated admin password: undo the
+    // account so the next start creates it again and shows the password then.
+    if (gateway.firstAdmin?.generatedPassword) {
+      const admin = await usersRepo.findByUsername(gateway.db.knex, gateway.firstAdmin.username);
+      if (admin) await usersRepo.delete(gateway.db.knex, admin.id);
+    }
     await gateway.close();
     throw error;
   }
