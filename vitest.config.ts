@@ -19,6 +19,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    reporters: ['default', './test/summary-reporter.ts'],
     projects: [
       {
         extends: true,
