@@ -3,6 +3,7 @@ import { accessTokensRepo } from '../repositories/access-tokens.repo';
 import { nameKey } from '../repositories/db-types';
 import { externalUsersRepo } from '../repositories/external-users.repo';
 import { usersRepo } from '../repositories/users.repo';
+import { ReloadingSnapshot } from '../reloading-snapshot';
 import type { ConfigChanges, ConfigResource } from '../services/changes';
 
 export interface DirectoryUser {
@@ -46,84 +47,53 @@ const RELEVANT: ConfigResource[] = ['users', 'roles', 'externalUsers', 'accessTo
  * database. A change marks the snapshot stale synchronously (inside `publish`, before the change's
  * response is sent) and the very next request awaits the reload: changes apply at once.
  */
-export class AuthDirectory {
-  private current: Promise<DirectorySnapshot>;
-  private ready: DirectorySnapshot | null = null;
-  private generation = 0;
-  private failed = false;
-
-  constructor(
-    private readonly db: Db,
-    changes: ConfigChanges,
-  ) {
-    this.current = this.load();
-    this.current.catch(() => {
-      this.failed = true;
-    });
+export class AuthDirectory extends ReloadingSnapshot<DirectorySnapshot> {
+  constructor(db: Db, changes: ConfigChanges) {
+    super(() => loadDirectory(db));
     changes.subscribe((resources) => {
       if (RELEVANT.some((resource) => resources.has(resource))) this.invalidate();
     });
   }
+}
 
-  /** Returns the up-to-date snapshot; synchronous fast path once loaded and unchanged. */
-  get(): DirectorySnapshot | Promise<DirectorySnapshot> {
-    // A reload that failed (database gone) is retried by the next caller, so the gateway
-    // recovers by itself once the database is back.
-    if (this.failed) this.invalidate();
-    return this.ready ?? this.current;
-  }
-
-  invalidate(): void {
-    this.ready = null;
-    this.current = this.load();
-    // A failed reload is retried by the next invalidate or get; never an unhandled rejection.
-    this.current.catch(() => undefined);
-  }
-
-  private async load(): Promise<DirectorySnapshot> {
-    const generation = ++this.generation;
-    const [users, externalUsers, tokens] = await Promise.all([
-      usersRepo.list(this.db.knex),
-      externalUsersRepo.list(this.db.knex),
-      accessTokensRepo.list(this.db.knex),
-    ]);
-    const snapshot: DirectorySnapshot = {
-      usersById: new Map(),
-      usersByName: new Map(),
-      externalUsersByName: new Map(),
-      accessTokensByHash: new Map(),
+async function loadDirectory(db: Db): Promise<DirectorySnapshot> {
+  const users = await usersRepo.list(db.knex);
+  const externalUsers = await externalUsersRepo.list(db.knex);
+  const tokens = await accessTokensRepo.list(db.knex);
+  const snapshot: DirectorySnapshot = {
+    usersById: new Map(),
+    usersByName: new Map(),
+    externalUsersByName: new Map(),
+    accessTokensByHash: new Map(),
+  };
+  for (const user of users) {
+    const entry: DirectoryUser = {
+      id: user.id,
+      username: user.username,
+      active: user.active,
+      passwordHash: user.passwordHash,
+      roles: new Set(user.roles.map(nameKey)),
+      roleNames: user.roles,
     };
-    for (const user of users) {
-      const entry: DirectoryUser = {
-        id: user.id,
-        username: user.username,
-        active: user.active,
-        passwordHash: user.passwordHash,
-        roles: new Set(user.roles.map(nameKey)),
-        roleNames: user.roles,
-      };
-      snapshot.usersById.set(user.id, entry);
-      snapshot.usersByName.set(nameKey(user.username), entry);
-    }
-    for (const user of externalUsers) {
-      snapshot.externalUsersByName.set(nameKey(user.username), {
-        id: user.id,
-        username: user.username,
-        active: user.active,
-        passwordHash: user.passwordHash,
-        routeIds: new Set(user.routeIds),
-      });
-    }
-    for (const token of tokens) {
-      snapshot.accessTokensByHash.set(token.tokenHash, {
-        id: token.id,
-        name: token.name,
-        role: nameKey(token.role),
-        expiryDate: token.expiryDate,
-      });
-    }
-    // Only the newest load may publish itself as ready; an older one finishing late must not.
-    if (generation === this.generation) this.ready = snapshot;
-    return snapshot;
+    snapshot.usersById.set(user.id, entry);
+    snapshot.usersByName.set(nameKey(user.username), entry);
   }
+  for (const user of externalUsers) {
+    snapshot.externalUsersByName.set(nameKey(user.username), {
+      id: user.id,
+      username: user.username,
+      active: user.active,
+      passwordHash: user.passwordHash,
+      routeIds: new Set(user.routeIds),
+    });
+  }
+  for (const token of tokens) {
+    snapshot.accessTokensByHash.set(token.tokenHash, {
+      id: token.id,
+      name: token.name,
+      role: nameKey(token.role),
+      expiryDate: token.expiryDate,
+    });
+  }
+  return snapshot;
 }

@@ -82,7 +82,7 @@ const SYNC_PER_FLUSH = 1000;
  * it; capping that share keeps acknowledgements fast under load (the queue is drained in the
  * quieter flushes), while still moving this many events per flush when the worker is behind.
  */
-const QUEUED_PER_FLUSH = 50;
+const QUEUED_PER_FLUSH = 200;
 
 /**
  * Processing shared by the sync route handler and the async worker: validate (pure), then store

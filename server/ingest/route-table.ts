@@ -1,6 +1,7 @@
 import type { Db } from '../db';
 import { nameKey } from '../repositories/db-types';
 import { endpointsRepo, type RouteRecord } from '../repositories/endpoints.repo';
+import { ReloadingSnapshot } from '../reloading-snapshot';
 import type { ConfigChanges } from '../services/changes';
 
 export interface LiveRoute {
@@ -20,56 +21,27 @@ export const routeKey = (base: string, route: string): string => `${nameKey(base
  * request takes the table once, at its start, so an in-flight request finishes under the
  * configuration it started with; the next request after a change waits for the new table.
  */
-export class LiveRoutes {
-  private current: Promise<RouteTable>;
-  private ready: RouteTable | null = null;
-  private generation = 0;
-  private failed = false;
-
-  constructor(
-    private readonly db: Db,
-    changes: ConfigChanges,
-  ) {
-    this.current = this.load();
-    this.current.catch(() => {
-      this.failed = true;
-    });
+export class LiveRoutes extends ReloadingSnapshot<RouteTable> {
+  constructor(db: Db, changes: ConfigChanges) {
+    super(() => loadRouteTable(db));
     changes.subscribe((resources) => {
       if (resources.has('endpoints') || resources.has('roles')) this.invalidate();
     });
   }
+}
 
-  get(): RouteTable | Promise<RouteTable> {
-    // A reload that failed (database gone) is retried by the next caller, so the gateway
-    // recovers by itself once the database is back.
-    if (this.failed) this.invalidate();
-    return this.ready ?? this.current;
-  }
-
-  invalidate(): void {
-    this.ready = null;
-    this.failed = false;
-    this.current = this.load();
-    this.current.catch(() => {
-      this.failed = true;
-    });
-  }
-
-  private async load(): Promise<RouteTable> {
-    const generation = ++this.generation;
-    const table = new Map<string, LiveRoute>();
-    for (const endpoint of await endpointsRepo.list(this.db.knex)) {
-      if (!endpoint.active) continue;
-      for (const route of endpoint.routes) {
-        if (!route.active) continue;
-        table.set(routeKey(endpoint.baseRoutePath, route.name), {
-          route,
-          endpoint: { id: endpoint.id, name: endpoint.name, baseRoutePath: endpoint.baseRoutePath },
-          roleKeys: new Set(route.roles.map(nameKey)),
-        });
-      }
+async function loadRouteTable(db: Db): Promise<RouteTable> {
+  const table = new Map<string, LiveRoute>();
+  for (const endpoint of await endpointsRepo.list(db.knex)) {
+    if (!endpoint.active) continue;
+    for (const route of endpoint.routes) {
+      if (!route.active) continue;
+      table.set(routeKey(endpoint.baseRoutePath, route.name), {
+        route,
+        endpoint: { id: endpoint.id, name: endpoint.name, baseRoutePath: endpoint.baseRoutePath },
+        roleKeys: new Set(route.roles.map(nameKey)),
+      });
     }
-    if (generation === this.generation) this.ready = table;
-    return table;
   }
+  return table;
 }
