@@ -54,6 +54,7 @@ describe('durability of async acknowledgements', () => {
     await Promise.all(senders);
     expect((await first.exited).signal).toBe('SIGKILL');
     expect(acknowledged.length).toBeGreaterThan(50);
+    console.log(`${acknowledged.length} events answered 202 before SIGKILL`);
 
     const second = await startChildGateway(['--data-dir', dataDir]);
     children.push(second);

@@ -66,6 +66,7 @@ describe('several gateway instances on one PostgreSQL database', () => {
     });
     expect(created.status).toBe(201);
     const visible = await until(async () => (await fetch(`${b.base}/shared/inventory`)).status === 200, 3000);
+    console.log(`endpoint visible on the other instance after ${visible} ms`);
     expect(visible).toBeLessThan(1000);
 
     const user = await adminCall(a, tokenA, 'POST', '/external-users', { username: 'reader', password: 'reader-pass', routes: ['gate'] });
@@ -107,6 +108,7 @@ describe('several gateway instances on one PostgreSQL database', () => {
     stop = true;
     await Promise.all(senders);
     expect(acknowledged.size).toBeGreaterThan(100);
+    console.log(`${acknowledged.size} events acknowledged across both instances before and after the kill`);
 
     // b finishes everything, including what a had claimed when it died (after the lease runs out).
     const db = new pg.Client({ connectionString: url });
