@@ -11,7 +11,7 @@ interface ProfileNode {
   children?: number[];
 }
 
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];

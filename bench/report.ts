@@ -3,8 +3,10 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { CommitStats } from './gateway-setup';
 import type { RunFigures } from './load';
+import type { CpuShare } from './machine';
 
 export interface RunRecord extends RunFigures {
+  cpu: CpuShare;
   warmup2xx: number;
   warmupCutOff: number;
   /** Group-commit deltas over the measured run (gateway only). */
@@ -13,13 +15,27 @@ export interface RunRecord extends RunFigures {
   drainMs?: number;
 }
 
+/**
+ * The baseline around one case: the mean of the baseline runs just before and just after it.
+ * This VM's speed was seen to drift by 2× within minutes, so comparing with a baseline measured
+ * many minutes earlier would judge the drift, not the gateway.
+ */
+export interface Reference {
+  rps: number;
+  p99: number;
+  /** req/s of the bracketing baseline runs. */
+  around: number[];
+}
+
 export interface CaseReport {
   key: string;
   label: string;
   async: boolean;
   runs: RunRecord[];
   median: RunRecord;
-  /** Ratio of the median req/s to the baseline's median req/s. */
+  /** The baseline this case is compared with (see `bracket` in run.ts). */
+  reference: Reference | null;
+  /** Median req/s over the reference req/s. */
   ratio: number | null;
   durability?: { expected: number; cutOff: number; stored: number; byStatus: Record<string, number>; pass: boolean };
 }
@@ -40,8 +56,18 @@ export interface BenchSettings {
 }
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
-const perFlush = (stats: CommitStats | undefined, field: 'events' | 'jobs') =>
-  stats && stats.flushes > 0 ? fixed(stats[field] / stats.flushes, 1) : '–';
+const eventsPerFlush = (stats: CommitStats | undefined) =>
+  stats && stats.flushes > 0 ? fixed(stats.events / stats.flushes, 1) : '–';
+
+/**
+ * Whether other processes competed during the measured runs. A load average would include the
+ * bench itself; the CPU meter separates server, load generator and everything else.
+ */
+export function noiseNote(cases: CaseReport[]): string {
+  const worst = Math.max(0, ...cases.flatMap((c) => c.runs.map((r) => r.cpu.other)));
+  const note = `Other processes used at most ${worst}% of a core during any measured run`;
+  return worst > 15 ? `${note} — WARNING: the machine was busy; figures and ratios are not reliable` : note;
+}
 
 export function header(settings: BenchSettings): string {
   const cpu = cpus();
@@ -68,9 +94,10 @@ export function table(cases: CaseReport[]): string {
     'non-2xx',
     'errors',
     'ev/flush',
-    'jobs/flush',
+    '2xx/flush',
     'drain s',
     'stored',
+    'cpu % srv/gen/other',
   ];
   const rows = cases.map((c) => {
     const m = c.median;
@@ -83,29 +110,41 @@ export function table(cases: CaseReport[]): string {
       c.ratio === null ? '–' : fixed(c.ratio, 2),
       String(m.non2xx),
       String(m.errors),
-      c.async ? perFlush(m.commit, 'events') : '–',
-      perFlush(m.commit, 'jobs'),
+      c.async ? eventsPerFlush(m.commit) : '–',
+      m.commit && m.commit.flushes > 0 ? fixed(m.ok2xx / m.commit.flushes, 1) : '–',
       m.drainMs === undefined ? '–' : fixed(m.drainMs / 1000, 1),
       stored,
+      `${m.cpu.server}/${m.cpu.loadGenerator}/${m.cpu.other}`,
     ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) =>
     cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ');
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+  const legend = [
+    'ev/flush: durable event rows per disk flush (group commit); 2xx/flush: answered requests per flush;',
+    'drain s: time for the worker to empty the queue after the run; cpu: % of one core used by the',
+    'server process (all threads) / this load generator / every other process, during the run.',
+  ];
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), '', ...legend].join('\n');
 }
 
 /** All three runs per case, for judging the spread behind each median. */
 export function runsDetail(cases: CaseReport[]): string {
   return cases
-    .map((c) => `${c.label}: ` + c.runs.map((r) => `${fixed(r.rps)} req/s p99 ${fixed(r.p99)} ms`).join(' | '))
+    .map((c) => {
+      const runs = c.runs.map((r) => `${fixed(r.rps)} req/s p99 ${fixed(r.p99)} ms`).join(' | ');
+      const around =
+        c.reference && c.key !== 'baseline'
+          ? `  [baseline around: ${c.reference.around.map((r) => fixed(r)).join(', ')} req/s]`
+          : '';
+      return `${c.label}: ${runs}${around}`;
+    })
     .join('\n');
 }
 
 /** SPEC-independent targets from the "Benchmark" issue, judged on the medians of this run. */
 export function judge(cases: CaseReport[]): Target[] {
   const byKey = new Map(cases.map((c) => [c.key, c]));
-  const baseline = byKey.get('baseline');
   const targets: Target[] = [];
   const ratio = (key: string, goal: number) => {
     const c = byKey.get(key);
@@ -122,8 +161,8 @@ export function judge(cases: CaseReport[]): Target[] {
   ratio('asyncBasic', 0.65);
   ratio('syncTags', 0.5);
   for (const c of cases) {
-    if (c.key === 'baseline' || !baseline) continue;
-    const limit = 3 * baseline.median.p99;
+    if (c.key === 'baseline' || !c.reference) continue;
+    const limit = 3 * c.reference.p99;
     targets.push({
       name: `${c.label} p99`,
       goal: `≤ ${limit.toFixed(0)} ms (3 × baseline)`,

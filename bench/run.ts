@@ -1,25 +1,33 @@
 /**
- * `npm run bench`: the bare Koa baseline, then the gateway, each in
- * a child process, loaded by autocannon from this process at the same settings. Prints a table of
- * medians, checks that every 2xx became a stored event, judges the issue's targets and writes
- * bench/results/<timestamp>.json and latest.json. A script, not a test: no target fails a build.
+ * `npm run bench`: the bare Koa baseline, then the gateway, each in a child process, loaded by
+ * autocannon from this process at the same settings. Prints a table of medians, checks that every
+ * 2xx became a stored event, judges the issue's targets and writes bench/results/<timestamp>.json
+ * and latest.json. A script, not a test: a missed target fails nothing.
+ *
+ * The baseline is measured `repeats` times first, then once more just before each gateway case
+ * and once after the last: each case is compared with the baseline around it (see `Reference`).
+ * The baseline server idles while the gateway is loaded, so keeping it up costs nothing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { baselineRun, CASES, gatewayCase } from './cases';
 import { PROFILE_DIR, ROOT, startBaseline, startGateway, type Child } from './children';
-import { AdminClient, configureGateway, ROUTES, type CommitStats, type GatewaySetup } from './gateway-setup';
-import { load, medianRun, type LoadTarget } from './load';
+import { AdminClient, configureGateway } from './gateway-setup';
+import { medianRun } from './load';
+import { summarize, type Profile } from './profile-summary';
 import {
   durabilityText,
   header,
   judge,
+  noiseNote,
   runsDetail,
   table,
   targetsText,
   writeResults,
   type BenchSettings,
   type CaseReport,
+  type Reference,
   type RunRecord,
 } from './report';
 
@@ -37,38 +45,6 @@ const settings: BenchSettings = {
   profile: process.env.BENCH_PROFILE === '1',
 };
 
-interface CaseDef {
-  key: keyof typeof ROUTES;
-  label: string;
-  async: boolean;
-  target(base: string, setup: GatewaySetup): LoadTarget;
-}
-
-const post = (route: string, authorization?: string) => (base: string) => ({
-  url: `${base}/bench/${route}`,
-  method: 'POST' as const,
-  headers: authorization ? { authorization } : undefined,
-});
-
-const CASES: CaseDef[] = [
-  { key: 'asyncOpen', label: 'async noauth', async: true, target: (base) => post(ROUTES.asyncOpen)(base) },
-  {
-    key: 'asyncToken',
-    label: 'async access token',
-    async: true,
-    target: (base, s) => post(ROUTES.asyncToken, s.accessToken)(base),
-  },
-  { key: 'asyncBasic', label: 'async Basic', async: true, target: (base, s) => post(ROUTES.asyncBasic, s.basic)(base) },
-  { key: 'syncTags', label: 'sync UHFTagRead', async: false, target: (base) => post(ROUTES.syncTags)(base) },
-  { key: 'syncAll', label: 'sync AllData', async: false, target: (base) => post(ROUTES.syncAll)(base) },
-  {
-    key: 'inventory',
-    label: 'GET inventory',
-    async: false,
-    target: (base) => ({ url: `${base}/bench/${ROUTES.inventory}?limit=100`, method: 'GET' }),
-  },
-];
-
 // BENCH_CASES=asyncOpen,syncTags runs a subset (handy with BENCH_PROFILE=1); the baseline always runs.
 const selected = process.env.BENCH_CASES?.split(',')
   .map((key) => key.trim())
@@ -78,108 +54,97 @@ const cases = selected ? CASES.filter((c) => selected.includes(c.key)) : CASES;
 const children = new Set<Child>();
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-async function baselineCase(): Promise<CaseReport> {
-  const child = await startBaseline();
-  children.add(child);
-  const target = post(ROUTES.asyncOpen)(child.base);
-  const runs: RunRecord[] = [];
-  try {
-    for (let i = 1; i <= settings.repeats; i++) {
-      log(`baseline run ${i}/${settings.repeats}`);
-      const warmup =
-        settings.warmupSeconds > 0 ? await load(target, settings.warmupSeconds, settings.connections) : null;
-      const run = await load(target, settings.seconds, settings.connections);
-      runs.push({ ...run, warmup2xx: warmup?.ok2xx ?? 0, warmupCutOff: warmup?.cutOff ?? 0 });
-    }
-  } finally {
-    await child.stop();
-    children.delete(child);
-  }
-  return { key: 'baseline', label: 'baseline Koa', async: false, runs, median: medianRun(runs), ratio: 1 };
-}
+/** The profiled gateway's pid, to find its profile once it has exited. */
+let profiledPid: number | undefined;
 
-const delta = (before: CommitStats, after: CommitStats): CommitStats => ({
-  flushes: after.flushes - before.flushes,
-  events: after.events - before.events,
-  jobs: after.jobs - before.jobs,
-});
+const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
 
-async function gatewayCase(
-  def: CaseDef,
-  admin: AdminClient,
-  setup: GatewaySetup,
-  baselineRps: number,
-): Promise<CaseReport> {
-  const target = def.target(admin.base, setup);
-  const runs: RunRecord[] = [];
+/** Cases on the gateway, each bracketed by baseline runs; returns baseline + gateway reports. */
+async function measure(baseline: Child): Promise<CaseReport[]> {
+  const baseRuns: RunRecord[] = [];
   for (let i = 1; i <= settings.repeats; i++) {
-    log(`${def.label} run ${i}/${settings.repeats}`);
-    // Every run starts from an empty queue, so a backlog from the previous run is not measured twice.
-    await admin.waitForDrain();
-    const warmup = settings.warmupSeconds > 0 ? await load(target, settings.warmupSeconds, settings.connections) : null;
-    const before = await admin.commitStats();
-    const run = await load(target, settings.seconds, settings.connections);
-    const commit = delta(before, await admin.commitStats());
-    const drainMs = def.async ? await admin.waitForDrain() : undefined;
-    runs.push({ ...run, warmup2xx: warmup?.ok2xx ?? 0, warmupCutOff: warmup?.cutOff ?? 0, commit, drainMs });
+    log(`baseline run ${i}/${settings.repeats}`);
+    baseRuns.push(await baselineRun(baseline.base, baseline.process.pid, settings));
   }
-  const median = medianRun(runs);
-  const report: CaseReport = {
-    key: def.key,
-    label: def.label,
-    async: def.async,
-    runs,
+  const median = medianRun(baseRuns);
+  const base: CaseReport = {
+    key: 'baseline',
+    label: 'baseline Koa',
+    async: false,
+    runs: baseRuns,
     median,
-    ratio: median.rps / baselineRps,
+    reference: { rps: median.rps, p99: median.p99, around: baseRuns.map((r) => r.rps) },
+    ratio: 1,
   };
-  if (target.method === 'POST') {
-    // Every 2xx (warm-ups included) promised a stored event, so none may be missing; requests cut
-    // off at the end of a load (answer never read) may or may not have been stored; refusals none.
-    await admin.waitForDrain();
-    const expected = runs.reduce((sum, r) => sum + r.warmup2xx + r.ok2xx, 0);
-    const cutOff = runs.reduce((sum, r) => sum + r.warmupCutOff + r.cutOff, 0);
-    const byStatus = await admin.countEvents(ROUTES[def.key]);
-    const stored = Object.values(byStatus).reduce((sum, n) => sum + n, 0);
-    report.durability = { expected, cutOff, stored, byStatus, pass: stored >= expected && stored <= expected + cutOff };
-  }
-  return report;
-}
 
-async function gatewayCases(baselineRps: number): Promise<CaseReport[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
-  const child = await startGateway(dataDir, settings.profile);
-  children.add(child);
+  const gateway = await startGateway(dataDir, settings.profile);
+  profiledPid = settings.profile ? gateway.process.pid : undefined;
+  children.add(gateway);
   const reports: CaseReport[] = [];
   try {
-    const admin = new AdminClient(child.base);
+    const admin = new AdminClient(gateway.base);
     await admin.login();
     const setup = await configureGateway(admin);
-    for (const def of cases) reports.push(await gatewayCase(def, admin, setup, baselineRps));
+    const brackets: RunRecord[] = [];
+    const bracket = async () => {
+      log('baseline (bracketing run)');
+      brackets.push(await baselineRun(baseline.base, baseline.process.pid, settings));
+    };
+    for (const def of cases) {
+      await bracket();
+      reports.push(await gatewayCase(def, admin, { setup, settings, serverPid: gateway.process.pid }));
+    }
+    await bracket();
+    reports.forEach((report, i) => {
+      const around = brackets.slice(i, i + 2);
+      const reference: Reference = {
+        rps: mean(around.map((r) => r.rps)),
+        p99: mean(around.map((r) => r.p99)),
+        around: around.map((r) => r.rps),
+      };
+      report.reference = reference;
+      report.ratio = report.median.rps / reference.rps;
+    });
   } catch (error) {
-    log(`gateway stderr (last lines):\n${child.stderrTail()}`);
+    log(`gateway stderr (last lines):\n${gateway.stderrTail()}`);
     throw error;
   } finally {
-    await child.stop();
-    children.delete(child);
+    await gateway.stop();
+    children.delete(gateway);
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return reports;
+  return [base, ...reports];
 }
 
 async function main(): Promise<void> {
-  const top = header(settings);
-  process.stdout.write(`${top}\n\n`);
-  const baseline = await baselineCase();
-  const reports = [baseline, ...(await gatewayCases(baseline.median.rps))];
+  process.stdout.write(`${header(settings)}\n\n`);
+  const baseline = await startBaseline();
+  children.add(baseline);
+  let reports: CaseReport[];
+  try {
+    reports = await measure(baseline);
+  } finally {
+    await baseline.stop();
+    children.delete(baseline);
+  }
   const targets = judge(reports);
   process.stdout.write(`${table(reports)}\n\nAll runs:\n${runsDetail(reports)}\n\n`);
   process.stdout.write(
     `Stored events = 2xx answers (queue drained, counted via the admin events API):\n${durabilityText(reports)}\n\n`,
   );
-  process.stdout.write(`Targets:\n${targetsText(targets)}\n\n`);
+  process.stdout.write(`Targets:\n${targetsText(targets)}\n\n${noiseNote(reports)}\n`);
   const file = writeResults(join(ROOT, 'bench/results'), { settings, cases: reports, targets });
   process.stdout.write(`Results: ${file}\n`);
-  if (settings.profile) process.stdout.write(`CPU profile of the gateway: ${PROFILE_DIR}\n`);
+  if (settings.profile && profiledPid !== undefined) {
+    // V8 names the file CPU.<date>.<time>.<pid>.<thread>.<seq>; thread 0 is the main thread.
+    const main = readdirSync(PROFILE_DIR).find((name) => name.includes(`.${profiledPid}.0.`));
+    if (main) {
+      const file = join(PROFILE_DIR, main);
+      const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+      process.stdout.write(`\nCPU profile of the gateway's main thread: ${file}\n${summarize(profile, 20)}`);
+    }
+  }
 }
 
 const stopAll = () => Promise.all([...children].map((child) => child.stop()));

@@ -66,6 +66,7 @@ export class CredentialVerifier {
   private readonly basicCache = new Map<string, { username: string; passwordHash: string; expiresAt: number }>();
   private readonly sessionCache = new Map<string, { userId: number; expiresAt: number }>();
   private readonly expiryCache = new Map<string, number>();
+  private readonly basicInFlight = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly deps: { db: Db; directory: AuthDirectory; settings: SettingsService; now: () => number },
@@ -90,7 +91,18 @@ export class CredentialVerifier {
     if (user && cached && cached.expiresAt > this.deps.now() && safeEqual(cached.passwordHash, user.passwordHash)) {
       return { ok: true, principal: user };
     }
-    const valid = await verifyPassword(credential.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    const storedHash = user?.passwordHash ?? DUMMY_PASSWORD_HASH;
+    // Concurrent misses for one header (a reader's parallel connections, at its first request or
+    // when the entry expires) share one bcrypt run instead of each paying ~100 ms of CPU: measured,
+    // a herd of them stalled every request behind it. Keyed by the stored hash too, so after a
+    // password change nobody rides on a check against the old one.
+    const flightKey = `${cacheKey}:${storedHash}`;
+    let check = this.basicInFlight.get(flightKey);
+    if (!check) {
+      check = verifyPassword(credential.password, storedHash).finally(() => this.basicInFlight.delete(flightKey));
+      this.basicInFlight.set(flightKey, check);
+    }
+    const valid = await check;
     if (!user || !valid) return { ok: false, code: 'credentials_invalid' };
     if (this.basicCache.size >= CACHE_LIMIT) this.basicCache.clear();
     this.basicCache.set(cacheKey, {

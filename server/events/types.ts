@@ -23,5 +23,11 @@ export const fail = <T = never>(errors: FieldError[]): Validation<T> => ({ ok: f
 
 /** Builds a JSON Pointer from path segments, escaping `~` and `/` as RFC 6901 requires. */
 export function pointer(...segments: (string | number)[]): string {
-  return segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+  let path = '';
+  for (const segment of segments) {
+    const text = String(segment);
+    // Most segments (field names, indexes) need no escaping: skip the two regex passes.
+    path += '/' + (text.includes('~') || text.includes('/') ? text.replace(/~/g, '~0').replace(/\//g, '~1') : text);
+  }
+  return path;
 }

@@ -36,6 +36,11 @@ export class CommitBatcher<I, O> {
        * so every acknowledgement riding on it) can be delayed by this kind of work.
        */
       maxPerFlush: number;
+      /**
+       * How long to hold the next job back (0: queue it at once). Lets background work give the
+       * flushes to requests that are waiting on them; see `Pipeline`.
+       */
+      pace?: () => number;
     },
   ) {}
 
@@ -58,6 +63,12 @@ export class CommitBatcher<I, O> {
   private schedule(): void {
     if (this.queued || this.pending.length === 0) return;
     this.queued = true;
+    const wait = this.work.pace?.() ?? 0;
+    if (wait > 0) setTimeout(() => this.queueJob(), wait);
+    else this.queueJob();
+  }
+
+  private queueJob(): void {
     let taken: Entry<I, O>[] | null = null;
     const take = (): Entry<I, O>[] => {
       const entries = this.pending.splice(0, this.work.maxPerFlush);

@@ -13,7 +13,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const run = (args: string[], env: Record<string, string> = {}) =>
   spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, GATEWAY_ADMIN_PASSWORD: '', ...env }, timeout: 60_000 });
 
-describe('gateway command line', () => {
+// Each test starts several gateway processes (tsx start-up included): give slow machines room.
+describe('gateway command line', { timeout: 120_000 }, () => {
   it('serve on a taken port fails with one line and keeps the first-start password for the next start', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

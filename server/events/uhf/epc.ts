@@ -16,6 +16,14 @@ export function hexProblem(hex: string): string | null {
 }
 
 /**
+ * Decoded URIs by EPC. Decoding is a pure function of the hex, and readers report the same tag
+ * population over and over (hence the dedup window), so most reads are repeats; decoding with
+ * epc-tds costs ~8 µs a read, a lookup nothing. Bounded (~4 MB): cleared when full.
+ */
+const decoded = new Map<string, string>();
+const DECODED_LIMIT = 20_000;
+
+/**
  * The pure-identity URI of an EPC (GS1 EPC Tag Data Standard), e.g.
  * `3074257BF7194E4000001A85` → `urn:epc:id:sgtin:0614141.812345.6789`.
  *
@@ -25,7 +33,13 @@ export function hexProblem(hex: string): string | null {
  */
 export function decodeEpc(hex: string): string {
   const upper = hex.toUpperCase();
-  return decodeGs1(upper) ?? `urn:epc:raw:${String(upper.length * 4)}.x${upper}`;
+  let uri = decoded.get(upper);
+  if (uri === undefined) {
+    uri = decodeGs1(upper) ?? `urn:epc:raw:${String(upper.length * 4)}.x${upper}`;
+    if (decoded.size >= DECODED_LIMIT) decoded.clear();
+    decoded.set(upper, uri);
+  }
+  return uri;
 }
 
 function decodeGs1(hex: string): string | null {
