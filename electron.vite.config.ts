@@ -14,7 +14,19 @@ export default defineConfig({
       rollupOptions: {
         input: { index: resolve(import.meta.dirname, 'electron/main/index.ts') },
         // Native and dialect modules stay in node_modules (unpacked from asar by electron-builder).
-        external: ['electron', 'sqlite3', 'pg', 'pg-native', 'knex', 'bcryptjs', 'koa', '@koa/router', 'koa-bodyparser', 'epc-tds', 'tsx'],
+        external: [
+          'electron',
+          'sqlite3',
+          'pg',
+          'pg-native',
+          'knex',
+          'bcryptjs',
+          'koa',
+          '@koa/router',
+          'koa-bodyparser',
+          'epc-tds',
+          'tsx',
+        ],
       },
     },
   },

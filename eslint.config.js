@@ -5,7 +5,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'out/', 'dist/', 'data/', 'test-results/', 'bench/results/', 'build/**/*.js', '**/*.d.ts'],
+    ignores: [
+      'node_modules/',
+      'out/',
+      'dist/',
+      'data/',
+      'test-results/',
+      'bench/results/',
+      'build/**/*.js',
+      '**/*.d.ts',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -23,7 +32,10 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
       eqeqeq: ['error', 'always'],
     },
   },
@@ -31,7 +43,10 @@ export default tseslint.config(
     // The core runs under plain Node and in the desktop shell alike: it must never need Electron.
     files: ['server/**/*.ts', 'migrations/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'server/ runs without Electron; pass Electron facts in as config.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'electron', message: 'server/ runs without Electron; pass Electron facts in as config.' }] },
+      ],
     },
   },
   {

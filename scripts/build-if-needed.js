@@ -39,7 +39,11 @@ function main() {
   if (!existsSync(join(root, 'renderer', 'index.html'))) return;
   const builtAt = existsSync(target) ? statSync(target).mtimeMs : 0;
   // The main bundle includes server/, so its changes count too.
-  const sourcesAt = Math.max(newest(join(root, 'renderer')), newest(join(root, 'electron')), newest(join(root, 'server')));
+  const sourcesAt = Math.max(
+    newest(join(root, 'renderer')),
+    newest(join(root, 'electron')),
+    newest(join(root, 'server')),
+  );
   if (builtAt >= sourcesAt) return;
 
   const bin = electronViteBin();
@@ -48,13 +52,25 @@ function main() {
     return;
   }
   // The same Node that runs npm, so no shell and no PATH lookups (works on Windows too).
-  const result = spawnSync(process.execPath, [bin, 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [bin, 'build'], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
   if (result.status === 0) {
     console.log('gateway: built the desktop app and the web admin into out/');
     return;
   }
-  const reason = result.error?.message ?? result.stderr?.trim().split('\n').find((line) => line.trim()) ?? `exit code ${result.status}`;
-  console.log(`gateway: build failed (${reason.slice(0, 200)}); run "npm run build" to see why — the web admin stays unavailable until then`);
+  const reason =
+    result.error?.message ??
+    result.stderr
+      ?.trim()
+      .split('\n')
+      .find((line) => line.trim()) ??
+    `exit code ${result.status}`;
+  console.log(
+    `gateway: build failed (${reason.slice(0, 200)}); run "npm run build" to see why — the web admin stays unavailable until then`,
+  );
 }
 
 try {

@@ -23,7 +23,9 @@ if (version && !existsSync(join(target, 'package.json'))) {
     if (!tarball) throw new Error('npm pack produced no tarball');
     mkdirSync(target, { recursive: true });
     execFileSync('tar', ['-xzf', join(scratch, tarball), '-C', target, '--strip-components=1']);
-    console.log(`gateway: Electron ${version} binary unavailable; installed its package files only (desktop shell builds, npm start runs headless)`);
+    console.log(
+      `gateway: Electron ${version} binary unavailable; installed its package files only (desktop shell builds, npm start runs headless)`,
+    );
   } catch (error) {
     console.warn(`gateway: could not restore the electron package files: ${error.message}`);
   } finally {

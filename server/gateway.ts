@@ -154,7 +154,10 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       const minute = Math.floor(now() / 60_000);
       const counts = await eventsRepo.countPerMinute(db.knex, (minute - 59) * 60_000);
       return {
-        minutes: Array.from({ length: 60 }, (_, i) => minute - 59 + i).map((m) => ({ start: new Date(m * 60_000).toISOString(), count: counts.get(m) ?? 0 })),
+        minutes: Array.from({ length: 60 }, (_, i) => minute - 59 + i).map((m) => ({
+          start: new Date(m * 60_000).toISOString(),
+          count: counts.get(m) ?? 0,
+        })),
       };
     },
   } satisfies GatewayHandlers;

@@ -58,9 +58,14 @@ export function startPgChangeFeed(deps: {
     const next = new pg.Client({ connectionString: deps.url });
     next.on('notification', (message) => {
       try {
-        const { origin, resources } = JSON.parse(message.payload ?? '{}') as { origin?: string; resources?: ConfigResource[] };
+        const { origin, resources } = JSON.parse(message.payload ?? '{}') as {
+          origin?: string;
+          resources?: ConfigResource[];
+        };
         if (origin === deps.instanceId || !Array.isArray(resources)) return;
-        void deliver(resources).catch((error: unknown) => deps.logger.warn('applying a remote change failed', { error: String(error) }));
+        void deliver(resources).catch((error: unknown) =>
+          deps.logger.warn('applying a remote change failed', { error: String(error) }),
+        );
       } catch {
         // a foreign or malformed notification on our channel is ignored
       }

@@ -81,7 +81,8 @@ async function migrateWaitingForLock(knex: Knex, config: Knex.MigratorConfig): P
       return;
     } catch (error) {
       // Also the race of two first starts creating Knex's own bookkeeping tables at the same time.
-      const locked = error instanceof Error && /already locked|already exists|pg_type_typname_nsp_index/i.test(error.message);
+      const locked =
+        error instanceof Error && /already locked|already exists|pg_type_typname_nsp_index/i.test(error.message);
       if (!locked || attempt >= 300) throw error;
       await sleep(200);
     }
@@ -122,7 +123,9 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
   } catch (error) {
     await knex.destroy();
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`cannot open the ${config.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} database: ${reason}`, { cause: error });
+    throw new Error(`cannot open the ${config.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} database: ${reason}`, {
+      cause: error,
+    });
   }
   return db;
 }

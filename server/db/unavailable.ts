@@ -10,7 +10,10 @@ const SQLITE_UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const { code, name, message } = error as Error & { code?: unknown };
-  if (name === 'KnexTimeoutError' || /Connection terminated|Client has encountered a connection error|timeout acquiring a connection/i.test(message)) {
+  if (
+    name === 'KnexTimeoutError' ||
+    /Connection terminated|Client has encountered a connection error|timeout acquiring a connection/i.test(message)
+  ) {
     return true;
   }
   if (typeof code !== 'string') return false;

@@ -75,7 +75,9 @@ export function createApp(deps: AppDeps): Koa {
       // The router marks unknown paths 404 and known paths with another method 405 (access
       // tokens, for one, answer PUT/PATCH with 405: they cannot be edited); answer both as problems.
       if (ctx.status === 405 && ctx.body === undefined) {
-        throw new AppError('method_not_allowed', 'This method is not supported here', { headers: { Allow: ctx.response.get('Allow') } });
+        throw new AppError('method_not_allowed', 'This method is not supported here', {
+          headers: { Allow: ctx.response.get('Allow') },
+        });
       }
       if (ctx.status === 404 && ctx.body === undefined) throw notFound();
       return;

@@ -47,7 +47,9 @@ export class Housekeeping {
   private tick(): void {
     this.running = this.runOnce()
       .then(() => undefined)
-      .catch((error: unknown) => this.deps.logger.warn('housekeeping failed', { error: error instanceof Error ? error.message : String(error) }))
+      .catch((error: unknown) =>
+        this.deps.logger.warn('housekeeping failed', { error: error instanceof Error ? error.message : String(error) }),
+      )
       .finally(() => {
         this.running = null;
         if (this.timer) {
@@ -60,7 +62,9 @@ export class Housekeeping {
   /** One full pass; returns the number of submissions pruned. */
   async runOnce(): Promise<number> {
     const { retentionDays, retentionMaxEvents } = this.deps.settings.current();
-    let pruned = await this.pruneWhile(() => eventPruning.oldestFinal(this.deps.db.knex, BATCH, this.deps.now() - retentionDays * DAY_MS));
+    let pruned = await this.pruneWhile(() =>
+      eventPruning.oldestFinal(this.deps.db.knex, BATCH, this.deps.now() - retentionDays * DAY_MS),
+    );
     let excess = (await eventPruning.countSubmissions(this.deps.db.knex)) - retentionMaxEvents;
     while (excess > 0) {
       const ids = await eventPruning.oldestFinal(this.deps.db.knex, Math.min(BATCH, excess));

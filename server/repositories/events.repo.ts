@@ -144,7 +144,10 @@ export const eventWrites = {
    * instance that died become claimable again when the lease runs out. On PostgreSQL the
    * candidates are locked with FOR UPDATE SKIP LOCKED, so instances never claim the same event.
    */
-  async claimDue(db: Queryable, claim: { now: number; limit: number; owner: string; leaseMs: number; skipLocked: boolean }): Promise<EventRow[]> {
+  async claimDue(
+    db: Queryable,
+    claim: { now: number; limit: number; owner: string; leaseMs: number; skipLocked: boolean },
+  ): Promise<EventRow[]> {
     const candidates = db('events')
       .select('id')
       .where('status', 'queued')
@@ -168,7 +171,9 @@ export const eventWrites = {
    * instance that took over an expired lease waits and then finds the event final.
    */
   async confirmLease(db: Queryable, id: string, owner: string): Promise<boolean> {
-    const touched = await db('events').where({ id, status: 'queued', lease_owner: owner }).update({ lease_owner: owner });
+    const touched = await db('events')
+      .where({ id, status: 'queued', lease_owner: owner })
+      .update({ lease_owner: owner });
     return touched === 1;
   },
 
@@ -177,11 +182,12 @@ export const eventWrites = {
     const row = await db('events')
       .where('status', 'queued')
       .first<{ at: unknown } | undefined>(
-        db.raw('min(case when lease_until is not null and lease_until > next_attempt_at then lease_until else next_attempt_at end) as at'),
+        db.raw(
+          'min(case when lease_until is not null and lease_until > next_attempt_at then lease_until else next_attempt_at end) as at',
+        ),
       );
     return numOrNull(row?.at);
   },
-
 
   async snapshotPage(db: Queryable, filter: EventSnapshotFilter): Promise<EventRow[]> {
     const query = db('events')

@@ -98,9 +98,13 @@ export function createAccessTokensService(deps: ServiceDeps) {
         if (!existing) throw notFound('Access token');
         if (tokenValidity(existing.expiryDate, deps.settings.current().timeZone, deps.now()).status === 'Expired') {
           // A conflict with the token's state (409), not a failed authentication (401).
-          throw new AppError('token_expired', `Access token "${existing.name}" has expired and can no longer be regenerated`, {
-            status: 409,
-          });
+          throw new AppError(
+            'token_expired',
+            `Access token "${existing.name}" has expired and can no longer be regenerated`,
+            {
+              status: 409,
+            },
+          );
         }
         // Same role and expiry; only the value changes, and the old value dies with this commit.
         await accessTokensRepo.replaceHash(trx, id, sha256Hex(token));

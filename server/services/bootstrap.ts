@@ -38,7 +38,14 @@ export async function ensureFirstAdmin(
   const passwordHash = await hashPassword(password, options.bcryptCost);
   try {
     await db.knex.transaction((trx) =>
-      usersRepo.insert(trx, { username: 'admin', displayName: 'Administrator', active: true, roleIds: admin ? [admin.id] : [], passwordHash, createdAt: options.now }),
+      usersRepo.insert(trx, {
+        username: 'admin',
+        displayName: 'Administrator',
+        active: true,
+        roleIds: admin ? [admin.id] : [],
+        passwordHash,
+        createdAt: options.now,
+      }),
     );
   } catch (error) {
     // Several instances started together on an empty database: the one that won prints its password.

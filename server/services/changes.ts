@@ -1,7 +1,16 @@
 /** Which part of the configuration changed; listeners rebuild only what depends on it. */
-export type ConfigResource = 'endpoints' | 'roles' | 'users' | 'externalUsers' | 'accessTokens' | 'settings' | 'sessions';
+export type ConfigResource =
+  'endpoints' | 'roles' | 'users' | 'externalUsers' | 'accessTokens' | 'settings' | 'sessions';
 
-export const ALL_RESOURCES: readonly ConfigResource[] = ['endpoints', 'roles', 'users', 'externalUsers', 'accessTokens', 'settings', 'sessions'];
+export const ALL_RESOURCES: readonly ConfigResource[] = [
+  'endpoints',
+  'roles',
+  'users',
+  'externalUsers',
+  'accessTokens',
+  'settings',
+  'sessions',
+];
 
 /** `remote`: the change was made by another instance on the same database. */
 export type ChangeListener = (resources: ReadonlySet<ConfigResource>, origin: { remote: boolean }) => void;

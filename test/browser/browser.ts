@@ -34,7 +34,8 @@ export async function startRig(): Promise<BrowserRig> {
   page.on('console', (message) => {
     // Refusals the tests provoke (409, 401…) are logged by the browser as failed loads; anything
     // else logged as an error (a CSP violation, an exception) is a problem.
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(message.text());
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
+      problems.push(message.text());
   });
   page.on('pageerror', (error) => problems.push(error.message));
   return {

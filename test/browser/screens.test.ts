@@ -82,7 +82,11 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     await page.getByText('Restart the gateway to listen there', { exact: false }).waitFor();
     await page.getByText('No unsaved changes.').waitFor();
     expect(await page.getByText(/^Saved value:/).count()).toBe(0);
-    expect((await gateway.admin('GET', '/settings')).body).toMatchObject({ retentionDays: 45, bcryptCost: 11, port: 18080 });
+    expect((await gateway.admin('GET', '/settings')).body).toMatchObject({
+      retentionDays: 45,
+      bcryptCost: 11,
+      port: 18080,
+    });
     await screenshot(page, '12-settings-saved');
   });
 
@@ -114,7 +118,10 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     await page.getByRole('cell', { name: 'tech1', exact: true }).waitFor();
     await screenshot(page, '15-users');
     const users = await gateway.admin('GET', '/users');
-    expect(users.body.find((u: { username: string }) => u.username === 'tech1')).toMatchObject({ roles: ['ops'], active: true });
+    expect(users.body.find((u: { username: string }) => u.username === 'tech1')).toMatchObject({
+      roles: ['ops'],
+      active: true,
+    });
 
     await goTo(page, 'Roles');
     await page.getByRole('row').filter({ hasText: 'ops' }).getByRole('button', { name: 'Delete' }).click();
@@ -130,7 +137,11 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
       routes: [{ name: 'gate-reads', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'basic' }],
     });
     expect(created.status).toBe(201);
-    const user = await gateway.admin('POST', '/external-users', { username: 'gateuser', password: 'gate-password-1', routes: ['gate-reads'] });
+    const user = await gateway.admin('POST', '/external-users', {
+      username: 'gateuser',
+      password: 'gate-password-1',
+      routes: ['gate-reads'],
+    });
     expect(user.status).toBe(201);
 
     await goTo(page, 'Endpoints');

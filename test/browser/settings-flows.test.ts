@@ -177,7 +177,9 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await dialog.getByLabel('Username', { exact: true }).fill('dockreader');
     await dialog.getByLabel('Password', { exact: true }).fill('reader-password-1');
     const routes = dialog.getByLabel('Endpoint(s)', { exact: true });
-    const offered = await Promise.all((await routes.locator('option').all()).map((option) => option.getAttribute('value')));
+    const offered = await Promise.all(
+      (await routes.locator('option').all()).map((option) => option.getAttribute('value')),
+    );
     expect(offered).toEqual(['tags']);
     await routes.selectOption(['tags']);
     expect(await dialog.getByLabel('Active', { exact: true }).isChecked()).toBe(true);
@@ -187,7 +189,9 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await screenshot(page, '08-external-users-list');
 
     const stored = await gateway.admin('GET', '/external-users');
-    expect(stored.body).toMatchObject([{ username: 'dockreader', firstName: 'Dock', lastName: 'Reader', routes: ['tags'], active: true }]);
+    expect(stored.body).toMatchObject([
+      { username: 'dockreader', firstName: 'Dock', lastName: 'Reader', routes: ['tags'], active: true },
+    ]);
   });
 
   it('accepts data with those credentials and shows it in the event inspector', async () => {
@@ -213,7 +217,10 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await page.getByLabel('Route', { exact: true }).selectOption('docs');
     await page.waitForFunction("document.querySelectorAll('tbody tr').length === 1");
     expect(await rows.first().textContent()).toContain('docs');
-    await rows.first().getByRole('button', { name: /Open event/ }).click();
+    await rows
+      .first()
+      .getByRole('button', { name: /Open event/ })
+      .click();
     const detail = page.getByRole('region', { name: /^Event / });
     await detail.getByText('token:reader-1').waitFor();
     expect(await detail.getByLabel('Payload').textContent()).toContain('"document": "delivery-note"');

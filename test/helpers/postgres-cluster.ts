@@ -43,29 +43,42 @@ export interface PostgresCluster {
  */
 export async function startPostgresCluster(): Promise<PostgresCluster> {
   const bin = postgresBinDir();
-  if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)');
+  if (!bin)
+    throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql (apt-get install postgresql)');
   const dir = mkdtempSync(join(tmpdir(), 'gateway-pg-'));
   // The server refuses to run as root: as root, run initdb and postgres as the `postgres` user
   // directly (spawn's uid/gid), so signals reach the server itself.
   const asRoot = process.getuid?.() === 0;
   const owner = asRoot
-    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) }
+    ? {
+        uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
+        gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
+      }
     : {};
   if (owner.uid !== undefined && owner.gid !== undefined) chownSync(dir, owner.uid, owner.gid);
   chmodSync(dir, 0o700);
   const data = join(dir, 'data');
   const env = { ...process.env, HOME: dir, LC_ALL: 'C' };
-  execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], { stdio: 'ignore', env, cwd: dir, ...owner });
+  execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'], {
+    stdio: 'ignore',
+    env,
+    cwd: dir,
+    ...owner,
+  });
   const port = await freePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let server: ChildProcess | null = null;
   const launch = async () => {
-    server = spawn(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'], {
-      stdio: 'ignore',
-      env,
-      cwd: dir,
-      ...owner,
-    });
+    server = spawn(
+      join(bin, 'postgres'),
+      ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+      {
+        stdio: 'ignore',
+        env,
+        cwd: dir,
+        ...owner,
+      },
+    );
     const deadline = Date.now() + 30_000;
     for (;;) {
       const client = new pg.Client({ connectionString: url });

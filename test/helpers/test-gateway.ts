@@ -31,7 +31,8 @@ let databases = 0;
  * test project (GATEWAY_TEST_DATABASE=postgres), a new database on the throwaway cluster.
  */
 export async function testDatabase(dataDir: string): Promise<DbConfig> {
-  if (process.env.GATEWAY_TEST_DATABASE !== 'postgres') return { kind: 'sqlite', filename: join(dataDir, 'gateway.db') };
+  if (process.env.GATEWAY_TEST_DATABASE !== 'postgres')
+    return { kind: 'sqlite', filename: join(dataDir, 'gateway.db') };
   const name = `gw_${process.pid}_${Date.now().toString(36)}_${databases++}`;
   return { kind: 'postgres', url: await createDatabase(inject('postgresUrl'), name) };
 }
@@ -102,7 +103,8 @@ export async function startTestGateway(
 }
 
 /** `Authorization: Basic` header value. */
-export const basic = (username: string, password: string): string => `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+export const basic = (username: string, password: string): string =>
+  `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
 
 /** A response's JSON body, untyped: tests assert its shape. */
 export const json = async (response: Response): Promise<any> => response.json();

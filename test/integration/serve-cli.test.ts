@@ -11,7 +11,11 @@ const dir = mkdtempSync(join(tmpdir(), 'gateway-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, GATEWAY_ADMIN_PASSWORD: '', ...env }, timeout: 60_000 });
+  spawnSync(process.execPath, [BIN, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, GATEWAY_ADMIN_PASSWORD: '', ...env },
+    timeout: 60_000,
+  });
 
 // Each test starts several gateway processes (tsx start-up included): give slow machines room.
 describe('gateway command line', { timeout: 120_000 }, () => {
@@ -23,11 +27,14 @@ describe('gateway command line', { timeout: 120_000 }, () => {
     const taken = run(['serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', data]);
     blocker.close();
     expect(taken.status).toBe(1);
-    expect(taken.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^gateway: Port \d+ on 127\.0\.0\.1 is already in use.*\(port_in_use\)$/)]);
+    expect(taken.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^gateway: Port \d+ on 127\.0\.0\.1 is already in use.*\(port_in_use\)$/),
+    ]);
     const next = await startChildGateway(['--data-dir', data], { GATEWAY_ADMIN_PASSWORD: '' });
     try {
       // The password line follows the listening line.
-      for (let i = 0; i < 50 && !next.stdout().includes('First start'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 50 && !next.stdout().includes('First start'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
       expect(next.stdout()).toMatch(/First start: created user "admin" with password \S+/);
     } finally {
       next.process.kill('SIGTERM');
@@ -39,9 +46,29 @@ describe('gateway command line', { timeout: 120_000 }, () => {
     const data = join(dir, 'users');
     const passwordFile = join(dir, 'pw.txt');
     writeFileSync(passwordFile, 'operator-pass-1\n');
-    const added = run(['user', 'add', '--username', 'operator', '--password-file', passwordFile, '--role', 'admin', '--data-dir', data]);
+    const added = run([
+      'user',
+      'add',
+      '--username',
+      'operator',
+      '--password-file',
+      passwordFile,
+      '--role',
+      'admin',
+      '--data-dir',
+      data,
+    ]);
     expect(added.stdout).toContain('Created user operator (roles: admin)');
-    const duplicate = run(['user', 'add', '--username', 'OPERATOR', '--password-file', passwordFile, '--data-dir', data]);
+    const duplicate = run([
+      'user',
+      'add',
+      '--username',
+      'OPERATOR',
+      '--password-file',
+      passwordFile,
+      '--data-dir',
+      data,
+    ]);
     expect(duplicate.status).toBe(1);
     expect(duplicate.stderr).toContain('(username_taken)');
     expect(run(['migrate', '--data-dir', data]).stdout).toContain('Database is up to date');
@@ -56,12 +83,31 @@ describe('gateway command line', { timeout: 120_000 }, () => {
     writeFileSync(passphraseFile, 'a long passphrase\n');
     const out = join(dir, 'config.gwbackup');
     expect(run(['migrate', '--data-dir', data]).status).toBe(0);
-    expect(run(['backup', 'export', '--out', out, '--passphrase-file', passphraseFile, '--data-dir', data]).stdout).toContain(`Wrote ${out}`);
-    const dry = run(['backup', 'import', out, '--passphrase-file', passphraseFile, '--dry-run', '--data-dir', join(dir, 'restored')]);
+    expect(
+      run(['backup', 'export', '--out', out, '--passphrase-file', passphraseFile, '--data-dir', data]).stdout,
+    ).toContain(`Wrote ${out}`);
+    const dry = run([
+      'backup',
+      'import',
+      out,
+      '--passphrase-file',
+      passphraseFile,
+      '--dry-run',
+      '--data-dir',
+      join(dir, 'restored'),
+    ]);
     expect(dry.status).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, changes: { roles: expect.any(Object) } });
     writeFileSync(passphraseFile, 'the wrong passphrase\n');
-    const wrong = run(['backup', 'import', out, '--passphrase-file', passphraseFile, '--data-dir', join(dir, 'restored')]);
+    const wrong = run([
+      'backup',
+      'import',
+      out,
+      '--passphrase-file',
+      passphraseFile,
+      '--data-dir',
+      join(dir, 'restored'),
+    ]);
     expect(wrong.status).toBe(1);
     expect(wrong.stderr).toContain('(backup_invalid)');
   });

@@ -14,7 +14,11 @@ beforeAll(async () => {
   // A cluster of its own: this test takes the database away.
   cluster = await startPostgresCluster();
   const url = await createDatabase(cluster.url, 'gw_loss');
-  const gateway = await createGateway({ database: { kind: 'postgres', url }, logger: silentLogger, adminPassword: ADMIN_PASSWORD });
+  const gateway = await createGateway({
+    database: { kind: 'postgres', url },
+    logger: silentLogger,
+    adminPassword: ADMIN_PASSWORD,
+  });
   server = await startServer(gateway.app, { port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${server.port}/GWENDPOINTAPI`;
   close = async () => {
@@ -40,7 +44,8 @@ afterAll(async () => {
   await cluster.stop();
 });
 
-const post = (route: string) => fetch(`${base}/loss/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":1}' });
+const post = (route: string) =>
+  fetch(`${base}/loss/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"x":1}' });
 
 describe('a database lost while running', () => {
   it('answers data routes with 503 overloaded and Retry-After, then recovers by itself', async () => {

@@ -10,12 +10,25 @@ describe('migrations on PostgreSQL', () => {
     try {
       const tables = async () =>
         (
-          await a.knex('information_schema.tables').where({ table_schema: 'public' }).whereNot('table_name', 'like', 'knex_%').select<{ table_name: string }[]>('table_name')
+          await a
+            .knex('information_schema.tables')
+            .where({ table_schema: 'public' })
+            .whereNot('table_name', 'like', 'knex_%')
+            .select<{ table_name: string }[]>('table_name')
         )
           .map((r) => r.table_name)
           .sort();
       const all = await tables();
-      expect(all).toEqual(expect.arrayContaining(['events', 'routes', 'access_tokens', 'bearer_tokens', 'config_version', 'tag_inventory']));
+      expect(all).toEqual(
+        expect.arrayContaining([
+          'events',
+          'routes',
+          'access_tokens',
+          'bearer_tokens',
+          'config_version',
+          'tag_inventory',
+        ]),
+      );
       const applied = await a.knex('knex_migrations').count<{ n: number }[]>({ n: '*' });
       expect(Number(applied[0]?.n)).toBe(2);
       await a.rollbackAll();
@@ -33,6 +46,8 @@ describe('migrations on PostgreSQL', () => {
   });
 
   it('names an unreachable database in one line', async () => {
-    await expect(createDb({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' })).rejects.toThrow(/^cannot open the PostgreSQL database: .*ECONNREFUSED/);
+    await expect(createDb({ kind: 'postgres', url: 'postgres://nobody@127.0.0.1:1/none' })).rejects.toThrow(
+      /^cannot open the PostgreSQL database: .*ECONNREFUSED/,
+    );
   });
 });

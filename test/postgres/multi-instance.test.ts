@@ -25,7 +25,10 @@ const start = async () => {
 const adminCall = async (gw: ChildGateway, token: string, method: string, path: string, body?: unknown) => {
   const res = await fetch(`${gw.base}/_admin/api${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json().catch(() => null)) as any };
@@ -69,15 +72,32 @@ describe('several gateway instances on one PostgreSQL database', () => {
     console.log(`endpoint visible on the other instance after ${visible} ms`);
     expect(visible).toBeLessThan(1000);
 
-    const user = await adminCall(a, tokenA, 'POST', '/external-users', { username: 'reader', password: 'reader-pass', routes: ['gate'] });
+    const user = await adminCall(a, tokenA, 'POST', '/external-users', {
+      username: 'reader',
+      password: 'reader-pass',
+      routes: ['gate'],
+    });
     const postGate = (gw: ChildGateway) =>
-      fetch(`${gw.base}/shared/gate`, { method: 'POST', headers: { authorization: basic('reader', 'reader-pass'), 'content-type': 'application/json' }, body: '{}' });
+      fetch(`${gw.base}/shared/gate`, {
+        method: 'POST',
+        headers: { authorization: basic('reader', 'reader-pass'), 'content-type': 'application/json' },
+        body: '{}',
+      });
     await until(async () => (await postGate(b)).status === 200, 3000);
-    await adminCall(a, tokenA, 'PUT', `/external-users/${user.body.id}`, { username: 'reader', routes: ['gate'], active: false });
+    await adminCall(a, tokenA, 'PUT', `/external-users/${user.body.id}`, {
+      username: 'reader',
+      routes: ['gate'],
+      active: false,
+    });
     expect(await until(async () => (await postGate(b)).status === 403, 3000)).toBeLessThan(1000);
 
     await adminCall(a, tokenA, 'PUT', '/settings', { bodyLimitBytes: 2048 });
-    const big = () => fetch(`${b.base}/shared/ingest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ epc: '30', pad: 'x'.repeat(3000) }) });
+    const big = () =>
+      fetch(`${b.base}/shared/ingest`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ epc: '30', pad: 'x'.repeat(3000) }),
+      });
     expect(await until(async () => (await big()).status === 413, 3000)).toBeLessThan(1000);
     await adminCall(a, tokenA, 'PUT', '/settings', { bodyLimitBytes: 1048576 });
   });
@@ -114,13 +134,19 @@ describe('several gateway instances on one PostgreSQL database', () => {
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     try {
-      await until(async () => Number((await db.query("select count(*) as n from events where status = 'queued'")).rows[0].n) === 0, 60_000);
+      await until(
+        async () =>
+          Number((await db.query("select count(*) as n from events where status = 'queued'")).rows[0].n) === 0,
+        60_000,
+      );
       const ids = [...acknowledged.keys()];
       const events = await db.query('select id, status from events where id = any($1)', [ids]);
       expect(events.rows).toHaveLength(ids.length);
       expect(events.rows.every((row: { status: string }) => row.status === 'processed')).toBe(true);
       // Processed exactly once: every EPC counted once in the shared inventory.
-      const inventory = await db.query('select epc, read_count from tag_inventory where epc = any($1)', [[...acknowledged.values()]]);
+      const inventory = await db.query('select epc, read_count from tag_inventory where epc = any($1)', [
+        [...acknowledged.values()],
+      ]);
       expect(inventory.rows).toHaveLength(acknowledged.size);
       expect(inventory.rows.filter((row: { read_count: number }) => row.read_count !== 1)).toEqual([]);
     } finally {

@@ -108,7 +108,8 @@ function apiFrom(call: (name: OperationName, input: unknown) => Promise<unknown>
  * over Svelte `$state` proxies (a route's roles, a user's routes). Every contract input is JSON
  * data, so a JSON round trip gives the plain copy IPC needs.
  */
-const plain = (input: unknown): unknown => (input === undefined ? undefined : (JSON.parse(JSON.stringify(input)) as unknown));
+const plain = (input: unknown): unknown =>
+  input === undefined ? undefined : (JSON.parse(JSON.stringify(input)) as unknown);
 
 function ipcApi(bridge: IpcBridge): GatewayApi {
   return apiFrom(async (name, input) => {
@@ -156,7 +157,9 @@ async function errorFrom(response: Response): Promise<ApiError> {
   }
   const code = (typeof body.code === 'string' ? body.code : 'internal_error') as ErrorCode;
   const message =
-    typeof body.detail === 'string' ? body.detail : `The gateway answered ${response.status} ${response.statusText}`.trim();
+    typeof body.detail === 'string'
+      ? body.detail
+      : `The gateway answered ${response.status} ${response.statusText}`.trim();
   return new ApiError(
     {
       code,
@@ -261,13 +264,17 @@ export async function login(userName: string, password: string): Promise<LoginRe
   if (!result.roles.includes('admin')) {
     throw new ApiError({
       code: 'forbidden',
-      message: 'This account does not have the admin role. Ask an administrator to grant it, or sign in as an administrator.',
+      message:
+        'This account does not have the admin role. Ask an administrator to grant it, or sign in as an administrator.',
     });
   }
   try {
     sessionStorage.setItem(TOKEN_KEY, result.access_token);
   } catch {
-    throw new ApiError({ code: 'internal_error', message: 'This browser blocks session storage; allow it for this site to sign in.' });
+    throw new ApiError({
+      code: 'internal_error',
+      message: 'This browser blocks session storage; allow it for this site to sign in.',
+    });
   }
   return result;
 }

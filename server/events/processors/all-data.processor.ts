@@ -9,7 +9,8 @@ export const allDataProcessor: EventProcessor<unknown> = {
   eventType: 'AllData',
   parseBody: parseJsonBody,
   validate: (json) => validateAllData(json),
-  store: (_trx, prepared) => Promise.resolve({ result: { items: Array.isArray(prepared) ? prepared.length : 1 }, data: null }),
+  store: (_trx, prepared) =>
+    Promise.resolve({ result: { items: Array.isArray(prepared) ? prepared.length : 1 }, data: null }),
   filterNames: [],
   parseFilters: () => ({ ok: true, filters: {} }),
   snapshot: (db, query) =>

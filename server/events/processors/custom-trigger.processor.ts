@@ -11,7 +11,9 @@ export const customTriggerProcessor: EventProcessor<TriggerEvent> = {
   parseBody: parseJsonBody,
   validate: (json, context) => normalizeCustomTrigger(json, context),
   async store(trx, trigger, event) {
-    await facetsRepo.insertMany(trx, [{ eventId: event.id, endpointId: event.endpointId, name: 'trigger', value: trigger.trigger, num: null }]);
+    await facetsRepo.insertMany(trx, [
+      { eventId: event.id, endpointId: event.endpointId, name: 'trigger', value: trigger.trigger, num: null },
+    ]);
     return { result: { trigger: trigger.trigger }, data: JSON.stringify(trigger) };
   },
   filterNames: ['trigger'],

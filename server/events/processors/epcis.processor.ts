@@ -10,9 +10,15 @@ import type { EventMeta, EventProcessor, SnapshotQuery } from '../processor';
 import { eventSnapshotPage, parseInstant, parseStored } from './snapshot-support';
 
 /** Index the filterable facts of EPCIS events under the stored event that holds them. */
-async function indexFacets(trx: Queryable, eventId: string, endpointId: number, events: Record<string, unknown>[]): Promise<void> {
+async function indexFacets(
+  trx: Queryable,
+  eventId: string,
+  endpointId: number,
+  events: Record<string, unknown>[],
+): Promise<void> {
   const rows: Parameters<typeof facetsRepo.insertMany>[1] = [];
-  const add = (name: string, value: string | null, num: number | null) => rows.push({ eventId, endpointId, name, value, num });
+  const add = (name: string, value: string | null, num: number | null) =>
+    rows.push({ eventId, endpointId, name, value, num });
   for (const event of events) {
     const facets = eventFacets(event);
     add('type', facets.type, null);
@@ -45,7 +51,9 @@ function parseEpcisFilters(query: Record<string, string>) {
 
 function facetFilter(query: SnapshotQuery) {
   const f = query.filters;
-  const facets = (['type', 'bizStep', 'epc'] as const).flatMap((name) => (f[name] === undefined ? [] : [{ name, value: String(f[name]) }]));
+  const facets = (['type', 'bizStep', 'epc'] as const).flatMap((name) =>
+    f[name] === undefined ? [] : [{ name, value: String(f[name]) }],
+  );
   const from = typeof f.eventTimeFrom === 'number' ? f.eventTimeFrom : undefined;
   const to = typeof f.eventTimeTo === 'number' ? f.eventTimeTo : undefined;
   return { facets, numericFacet: from === undefined && to === undefined ? undefined : { name: 'eventTime', from, to } };
@@ -59,7 +67,10 @@ export const epcisMessageProcessor: EventProcessor<EpcisInput> = {
   async store(trx, input, event, context) {
     await indexFacets(trx, event.id, event.endpointId, input.events);
     // Strict routes keep the document as received (the raw payload); lenient ones the corrected copy.
-    return { result: { eventCount: input.events.length }, data: context.route.epcisLenient ? JSON.stringify(input.document) : null };
+    return {
+      result: { eventCount: input.events.length },
+      data: context.route.epcisLenient ? JSON.stringify(input.document) : null,
+    };
   },
   filterNames: FILTERS,
   parseFilters: parseEpcisFilters,
@@ -78,7 +89,10 @@ export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
   parseBody: parseJsonBody,
   validate: (json, context) => validateEpcis(json, { lenient: context.route.epcisLenient, allowBareEvents: true }),
   async store(trx, input, event) {
-    const children = input.events.map((epcisEvent) => ({ id: newEventId(event.receivedAt), stored: toStoredEvent(epcisEvent, input.context) }));
+    const children = input.events.map((epcisEvent) => ({
+      id: newEventId(event.receivedAt),
+      stored: toStoredEvent(epcisEvent, input.context),
+    }));
     await eventWrites.insertMany(
       trx,
       children.map((child) => childRow(event, child.id, JSON.stringify(child.stored))),

@@ -35,7 +35,12 @@ export const ghostDataProcessor: EventProcessor<GhostRow[]> = {
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return {
-      items: page.map((r) => ({ eventId: r.eventId, receivedAt: iso(r.receivedAt), table: r.table, row: JSON.parse(r.row) as unknown })),
+      items: page.map((r) => ({
+        eventId: r.eventId,
+        receivedAt: iso(r.receivedAt),
+        table: r.table,
+        row: JSON.parse(r.row) as unknown,
+      })),
       nextCursor: rows.length > query.limit && last ? String(last.id) : null,
     };
   },

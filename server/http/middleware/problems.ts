@@ -54,10 +54,15 @@ export function problems(logger: Logger): Middleware {
       const known = fromHttpError(error as object);
       if (known) return sendProblem(ctx, known);
       if (isDatabaseUnavailable(error)) {
-        logger.warn('database unavailable', { requestId: ctx.state.requestId as string, error: (error as Error).message });
+        logger.warn('database unavailable', {
+          requestId: ctx.state.requestId as string,
+          error: (error as Error).message,
+        });
         return sendProblem(
           ctx,
-          new AppError('database_unavailable', 'The database is unavailable; retry shortly', { headers: { 'Retry-After': '5' } }),
+          new AppError('database_unavailable', 'The database is unavailable; retry shortly', {
+            headers: { 'Retry-After': '5' },
+          }),
         );
       }
       logger.error('request failed', {
