@@ -222,6 +222,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await feed?.stop();
       await worker.stop();
       await commit.drain();
+      await Promise.all([directory.settle(), routes.settle()]);
       await db.close();
     },
   };

@@ -20,6 +20,15 @@ export class ReloadingSnapshot<T> {
     return this.ready ?? this.current;
   }
 
+  /**
+   * Waits for a reload in progress (its outcome does not matter). Called before the database
+   * closes: a reload racing the close would otherwise leave a pool request pending, holding the
+   * process open until the pool's acquire timeout.
+   */
+  async settle(): Promise<void> {
+    await this.current.catch(() => undefined);
+  }
+
   invalidate(): void {
     this.ready = null;
     this.current = this.start();
