@@ -9,6 +9,7 @@ const BOTH_DATABASES = [
   'test/integration/data-plane-ingest.test.ts',
   'test/integration/retention.test.ts',
   'test/integration/backup.test.ts',
+  'test/integration/group-commit.test.ts',
 ];
 
 export default defineConfig({

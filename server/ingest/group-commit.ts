@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db';
+import { commitAckBatch } from '../repositories/ack-batch.repo';
 import { eventWrites, type EventInsert } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
 
@@ -8,9 +9,10 @@ interface Waiter {
   reject(error: unknown): void;
 }
 
-type Job =
-  | ({ kind: 'insert'; row: EventInsert; idempotency?: IdempotencyInsert } & Waiter)
-  | ({ kind: 'work'; run: (trx: Knex.Transaction) => Promise<unknown> } & Waiter);
+type InsertJob = { kind: 'insert'; row: EventInsert; idempotency?: IdempotencyInsert } & Waiter;
+type WorkJob = { kind: 'work'; run: (trx: Knex.Transaction) => Promise<unknown> } & Waiter;
+type Job = InsertJob | WorkJob;
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export interface CommitStats {
   /** Transactions committed. */
@@ -86,10 +88,14 @@ export class GroupCommit {
   }
 
   private async flush(batch: Job[]): Promise<void> {
-    const inserts = batch.filter((job) => job.kind === 'insert');
-    const works = batch.filter((job) => job.kind === 'work');
-    const outcomes = new Map<Job, { ok: true; value: unknown } | { ok: false; error: unknown }>();
+    const inserts = batch.filter((job): job is InsertJob => job.kind === 'insert');
+    const works = batch.filter((job): job is WorkJob => job.kind === 'work');
+    const outcomes = new Map<Job, Outcome>();
     try {
+      if (works.length === 0 && (await this.commitInOneTrip(inserts))) {
+        this.settle(inserts, works, outcomes);
+        return;
+      }
       await this.db.knex.transaction(async (trx) => {
         await eventWrites.insertMany(
           trx,
@@ -112,6 +118,20 @@ export class GroupCommit {
       for (const job of batch) job.reject(error);
       return;
     }
+    this.settle(inserts, works, outcomes);
+  }
+
+  /** Acknowledgements alone (the async path under load): on SQLite, one round trip for the whole flush. */
+  private async commitInOneTrip(inserts: InsertJob[]): Promise<boolean> {
+    if (this.db.kind !== 'sqlite' || inserts.length === 0) return false;
+    return commitAckBatch(
+      this.db.knex,
+      inserts.map((job) => job.row),
+      inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
+    );
+  }
+
+  private settle(inserts: InsertJob[], works: WorkJob[], outcomes: Map<Job, Outcome>): void {
     this.stats.flushes += 1;
     this.stats.events += inserts.length;
     this.stats.jobs += inserts.length + works.filter((job) => outcomes.get(job)?.ok).length;

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../../server/db';
+import { GroupCommit } from '../../server/ingest/group-commit';
+import type { EventInsert } from '../../server/repositories/events.repo';
+import { testDatabase } from '../helpers/test-gateway';
+
+let dir: string;
+let db: Db;
+let routeId: number;
+let endpointId: number;
+let sequence = 0;
+
+const row = (overrides: Partial<EventInsert> = {}): EventInsert => ({
+  id: `01JTEST${String(sequence++).padStart(19, '0')}`,
+  parent_id: null,
+  route_id: routeId,
+  route_name: 'reads',
+  endpoint_id: endpointId,
+  endpoint_name: 'Plant',
+  event_type: 'AllData',
+  status: 'queued',
+  received_at: 1_700_000_000_000 + sequence,
+  processed_at: null,
+  principal: 'anonymous',
+  source_ip: '127.0.0.1',
+  request_id: `req-${sequence}`,
+  payload: '{"a":1}',
+  data: null,
+  result: null,
+  errors: null,
+  warnings: null,
+  ...overrides,
+});
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gateway-commit-'));
+  db = await createDb(await testDatabase(dir));
+  [endpointId] = (
+    await db
+      .knex('endpoints')
+      .insert(
+        { name: 'Plant', name_key: 'plant', base_route_path: 'plant', base_route_path_key: 'plant', active: true },
+        'id',
+      )
+  ).map((r: { id: number } | number) => (typeof r === 'number' ? r : r.id));
+  [routeId] = (
+    await db.knex('routes').insert(
+      {
+        endpoint_id: endpointId,
+        name: 'reads',
+        name_key: 'reads',
+        event_type: 'AllData',
+        request_type: 'HttpPost',
+        auth_type: 'noauth',
+        async: true,
+        active: true,
+      },
+      'id',
+    )
+  ).map((r: { id: number } | number) => (typeof r === 'number' ? r : r.id));
+});
+
+afterAll(async () => {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('group commit of acknowledgements', () => {
+  it('stores every row of a concurrent batch exactly, in one flush per gathering', async () => {
+    const commit = new GroupCommit(db);
+    const rows = Array.from({ length: 40 }, (_, i) =>
+      row({
+        payload: JSON.stringify({ i, text: 'quote \' and "double" ✓' }),
+        principal: i % 2 ? "user:o'brien" : 'anonymous',
+      }),
+    );
+    await Promise.all(rows.map((r) => commit.insert(r)));
+    expect(commit.stats.events).toBe(40);
+    // Jobs queued in one turn of the event loop share a transaction.
+    expect(commit.stats.flushes).toBe(1);
+    const stored = await db
+      .knex('events')
+      .whereIn(
+        'id',
+        rows.map((r) => r.id),
+      )
+      .orderBy('id');
+    expect(stored.map((s: EventInsert) => [s.id, s.payload, s.principal, Number(s.received_at)])).toEqual(
+      rows.map((r) => [r.id, r.payload, r.principal, r.received_at]),
+    );
+  });
+
+  it('rejects the whole batch when one row cannot be stored, and the next batch commits', async () => {
+    const commit = new GroupCommit(db);
+    const existing = row();
+    await commit.insert(existing);
+    const fresh = row();
+    const results = await Promise.allSettled([commit.insert(fresh), commit.insert({ ...row(), id: existing.id })]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    // Nobody was told "stored" for a row that is not there.
+    expect(await db.knex('events').where({ id: fresh.id }).first()).toBeUndefined();
+    // No transaction was left open on the shared connection: later writes and reads work.
+    const after = row();
+    await commit.insert(after);
+    expect(await db.knex('events').where({ id: after.id }).first()).toBeTruthy();
+  });
+
+  it('stores idempotency keys with their events and keeps the first of a duplicate key', async () => {
+    const commit = new GroupCommit(db);
+    const key = (status: number) => ({
+      route_id: routeId,
+      principal: 'ip:10.0.0.1',
+      idempotency_key: 'same-key',
+      body_hash: 'h',
+      status_code: status,
+      response_body: `{"status":${status}}`,
+      created_at: 1,
+    });
+    await Promise.all([commit.insert(row(), key(202)), commit.insert(row(), key(203))]);
+    const keys = await db.knex('idempotency_keys').where({ idempotency_key: 'same-key' });
+    expect(keys.map((k: { status_code: number }) => Number(k.status_code))).toEqual([202]);
+  });
+});

@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../../../server/db';
+import { sqliteLiteral, sqliteValuesInsert } from '../../../server/db/sqlite-literal';
+
+describe('sqliteLiteral', () => {
+  it('renders numbers, booleans and missing values', () => {
+    expect(sqliteLiteral(42)).toBe('42');
+    expect(sqliteLiteral(-1.5)).toBe('-1.5');
+    expect(sqliteLiteral(true)).toBe('1');
+    expect(sqliteLiteral(false)).toBe('0');
+    expect(sqliteLiteral(null)).toBe('NULL');
+    expect(sqliteLiteral(undefined)).toBe('NULL');
+  });
+
+  it('refuses what SQLite cannot hold as a number', () => {
+    for (const value of [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+      expect(() => sqliteLiteral(value)).toThrow(TypeError);
+    }
+  });
+
+  it('doubles quotes and writes NUL-bearing strings as hex', () => {
+    expect(sqliteLiteral("it's")).toBe("'it''s'");
+    expect(sqliteLiteral('a\0b')).toBe("CAST(X'610062' AS TEXT)");
+  });
+});
+
+describe('literals round-trip through SQLite unchanged', () => {
+  let dir: string;
+  let db: Db;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-literal-'));
+    db = await createDb({ kind: 'sqlite', filename: join(dir, 'literal.db') }, { migrate: false });
+    await db.knex.raw('CREATE TABLE t (k INTEGER, v TEXT, n REAL)');
+  });
+  afterAll(async () => {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  // Every value an attacker or a reader could send in a body, principal or header.
+  const hostile = [
+    "'); DROP TABLE t; --",
+    "''''",
+    "back\\slash \\' mixed",
+    'line\nbreak\r\ttab',
+    'nul \0 inside',
+    '\0',
+    'ünïcödé ✓ 𝄞 emoji 🚀',
+    '"double" `back` [brackets]',
+    "X'41'",
+    '',
+    ' '.repeat(3),
+    "ends with quote'",
+  ];
+
+  it('stores each string exactly as bound parameters would', async () => {
+    const rows = hostile.map((v, k) => ({ k, v, n: k / 4 }));
+    const connection = (await db.knex.client.acquireConnection()) as {
+      exec(sql: string, cb: (error: Error | null) => void): void;
+    };
+    try {
+      await new Promise<void>((resolve, reject) =>
+        connection.exec(sqliteValuesInsert('t', ['k', 'v', 'n'], rows), (error) => (error ? reject(error) : resolve())),
+      );
+    } finally {
+      await db.knex.client.releaseConnection(connection);
+    }
+    const stored = (await db.knex('t').orderBy('k')) as { k: number; v: string; n: number }[];
+    expect(stored).toEqual(rows);
+    // The table is still there: nothing in a value ran as SQL.
+    expect(await db.knex('t').count({ c: '*' })).toEqual([{ c: hostile.length }]);
+  });
+});
