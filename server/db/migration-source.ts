@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as configuration from '../../migrations/20261123070000_configuration';
 import * as events from '../../migrations/20261123070100_events';
+import * as queueOrder from '../../migrations/20261123100000_queue_order_index';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -14,6 +15,7 @@ interface MigrationModule {
 export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = [
   { name: '20261123070000_configuration', module: configuration },
   { name: '20261123070100_events', module: events },
+  { name: '20261123100000_queue_order_index', module: queueOrder },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

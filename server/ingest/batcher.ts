@@ -35,7 +35,7 @@ export class CommitBatcher<I, O> {
        * Items per job. The rest waits for the next flush: this bounds how much one flush (and
        * so every acknowledgement riding on it) can be delayed by this kind of work.
        */
-      maxPerFlush: number;
+      maxPerFlush: number | (() => number);
       /**
        * How long to hold the next job back (0: queue it at once). Lets background work give the
        * flushes to requests that are waiting on them; see `Pipeline`.
@@ -71,7 +71,8 @@ export class CommitBatcher<I, O> {
   private queueJob(): void {
     let taken: Entry<I, O>[] | null = null;
     const take = (): Entry<I, O>[] => {
-      const entries = this.pending.splice(0, this.work.maxPerFlush);
+      const max = this.work.maxPerFlush;
+      const entries = this.pending.splice(0, typeof max === 'number' ? max : max());
       this.queued = false;
       // Anything left over is queued now, which puts it in the next flush, not this one.
       this.schedule();

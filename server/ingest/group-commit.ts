@@ -90,12 +90,38 @@ export class GroupCommit {
   private async flush(batch: Job[]): Promise<void> {
     const inserts = batch.filter((job): job is InsertJob => job.kind === 'insert');
     const works = batch.filter((job): job is WorkJob => job.kind === 'work');
-    const outcomes = new Map<Job, Outcome>();
+    // On SQLite the acknowledgements commit first, in one round trip of their own: they are not
+    // held back by the statement-by-statement work (processing) that shares this flush.
+    let rest = inserts;
     try {
-      if (works.length === 0 && (await this.commitInOneTrip(inserts))) {
-        this.settle(inserts, works, outcomes);
-        return;
+      if (await this.commitInOneTrip(inserts)) {
+        this.committed(inserts.length, inserts.length);
+        for (const job of inserts) job.resolve(undefined);
+        rest = [];
       }
+    } catch (error) {
+      for (const job of inserts) job.reject(error);
+      rest = [];
+    }
+    if (rest.length > 0 || works.length > 0) await this.commitWithKnex(rest, works);
+  }
+
+  /** Acknowledgements alone (the async path under load): on SQLite, one round trip for all of them. */
+  private async commitInOneTrip(inserts: InsertJob[]): Promise<boolean> {
+    if (this.db.kind !== 'sqlite' || inserts.length === 0) return false;
+    return commitAckBatch(
+      this.db.knex,
+      inserts.map((job) => job.row),
+      inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
+    );
+  }
+
+  /** One transaction: the inserts, then each work job under its own savepoint. */
+  private async commitWithKnex(inserts: InsertJob[], works: WorkJob[]): Promise<void> {
+    const outcomes = new Map<WorkJob, Outcome>();
+    // A job alone in its transaction needs no savepoint: its failure fails nobody else.
+    const alone = works.length === 1 && inserts.length === 0;
+    try {
       await this.db.knex.transaction(async (trx) => {
         await eventWrites.insertMany(
           trx,
@@ -107,39 +133,31 @@ export class GroupCommit {
         );
         for (const job of works) {
           try {
-            outcomes.set(job, { ok: true, value: await trx.transaction((savepoint) => job.run(savepoint)) });
+            const value = alone ? await job.run(trx) : await trx.transaction((savepoint) => job.run(savepoint));
+            outcomes.set(job, { ok: true, value });
           } catch (error) {
+            if (alone) throw error;
             outcomes.set(job, { ok: false, error });
           }
         }
       });
     } catch (error) {
-      // The transaction did not commit: nobody in this batch may be told otherwise.
-      for (const job of batch) job.reject(error);
+      // The transaction did not commit: nobody in it may be told otherwise.
+      for (const job of [...inserts, ...works]) job.reject(error);
       return;
     }
-    this.settle(inserts, works, outcomes);
-  }
-
-  /** Acknowledgements alone (the async path under load): on SQLite, one round trip for the whole flush. */
-  private async commitInOneTrip(inserts: InsertJob[]): Promise<boolean> {
-    if (this.db.kind !== 'sqlite' || inserts.length === 0) return false;
-    return commitAckBatch(
-      this.db.knex,
-      inserts.map((job) => job.row),
-      inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
-    );
-  }
-
-  private settle(inserts: InsertJob[], works: WorkJob[], outcomes: Map<Job, Outcome>): void {
-    this.stats.flushes += 1;
-    this.stats.events += inserts.length;
-    this.stats.jobs += inserts.length + works.filter((job) => outcomes.get(job)?.ok).length;
+    this.committed(inserts.length, inserts.length + works.filter((job) => outcomes.get(job)?.ok).length);
     for (const job of inserts) job.resolve(undefined);
     for (const job of works) {
       const outcome = outcomes.get(job);
       if (outcome?.ok) job.resolve(outcome.value);
       else job.reject(outcome?.error);
     }
+  }
+
+  private committed(events: number, jobs: number): void {
+    this.stats.flushes += 1;
+    this.stats.events += events;
+    this.stats.jobs += jobs;
   }
 }

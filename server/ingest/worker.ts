@@ -3,7 +3,6 @@ import type { Logger } from '../logger';
 import { eventWrites, eventsRepo, type EventRow } from '../repositories/events.repo';
 import { LeaseLost, type Pipeline } from './pipeline';
 
-const BATCH = 200;
 const MAX_ATTEMPTS = 8;
 const IDLE_POLL_MS = 1000;
 /** How long a claimed event stays with its worker; after that another instance may take it. */
@@ -88,11 +87,13 @@ export class Worker {
   private async run(): Promise<void> {
     while (this.running) {
       let rows: EventRow[] = [];
+      // Small claims while requests are arriving: the claim holds the connection they wait on.
+      const limit = this.deps.pipeline.queuedBatchSize();
       try {
         this.nudged = false;
         rows = await eventWrites.claimDue(this.deps.db.knex, {
           now: this.deps.now(),
-          limit: BATCH,
+          limit,
           owner: this.deps.owner,
           leaseMs: LEASE_MS,
           skipLocked: this.deps.db.kind === 'postgres',
@@ -102,7 +103,7 @@ export class Worker {
       } catch (error) {
         this.deps.logger.warn('worker pass failed', { error: error instanceof Error ? error.message : String(error) });
       }
-      if (rows.length < BATCH && !this.nudged && this.running) await this.idle();
+      if (rows.length < limit && !this.nudged && this.running) await this.idle();
     }
   }
 
