@@ -24,6 +24,13 @@ export function parseJsonBody(raw: string): BodyParse {
  * the whole thing stays linear in the body size.
  */
 export function parseConcatenatedJson(raw: string): BodyParse {
+  // The common case, one value, needs no scan: if the whole body parses, the scan would have
+  // found one range and parsed the whole body anyway (native JSON.parse is ~10x the JS scan).
+  try {
+    return { ok: true, json: JSON.parse(raw) as unknown };
+  } catch {
+    // Several values back to back, or malformed: the scan tells which, with its own messages.
+  }
   const pieces = splitTopLevel(raw);
   if (!pieces.ok) return pieces;
   const { ranges } = pieces;
