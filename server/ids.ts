@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 let lastTime = -1;
-let lastRandom = new Uint8Array(10);
+let lastRandom: Uint8Array = new Uint8Array(10);
 // Random bytes are drawn from a pool refilled 4 KiB at a time: one call per id was a visible
 // share of the ingest profile.
 const pool = new Uint8Array(4096);
