@@ -70,13 +70,14 @@ export function startBaseline(): Promise<Child> {
 
 export const PROFILE_DIR = join(ROOT, 'bench/results/profiles');
 
-/** `gateway serve` on a fresh data dir; with `profile`, under `--cpu-prof` (written at exit). */
-export function startGateway(dataDir: string, profile: boolean): Promise<Child> {
+/** `gateway serve` on a fresh data dir (on PostgreSQL with `databaseUrl`); with `profile`, under `--cpu-prof` (written at exit). */
+export function startGateway(dataDir: string, profile: boolean, databaseUrl?: string): Promise<Child> {
   const nodeFlags: string[] = [];
   if (profile) {
     mkdirSync(PROFILE_DIR, { recursive: true });
     nodeFlags.push('--cpu-prof', '--cpu-prof-dir', PROFILE_DIR);
   }
   const args = [...nodeFlags, join(ROOT, 'bin/gateway.js'), 'serve', '--port', '0', '--host', '127.0.0.1'];
+  if (databaseUrl) args.push('--database-url', databaseUrl);
   return startChild('gateway', [...args, '--data-dir', dataDir], { GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD });
 }

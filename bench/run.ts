@@ -11,6 +11,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createDatabase, postgresBinDir, startPostgresCluster } from '../test/helpers/postgres-cluster';
 import { baselineRun, CASES, gatewayCase } from './cases';
 import { PROFILE_DIR, ROOT, startBaseline, startGateway, type Child } from './children';
 import { AdminClient, configureGateway } from './gateway-setup';
@@ -50,6 +51,10 @@ const selected = process.env.BENCH_CASES?.split(',')
   .map((key) => key.trim())
   .filter(Boolean);
 const cases = selected ? CASES.filter((c) => selected.includes(c.key)) : CASES;
+// The async noauth case once more with the gateway on PostgreSQL (a throwaway cluster, as the
+// tests start one), when the server binaries are installed: key `asyncOpenPostgres`.
+const POSTGRES_KEY = 'asyncOpenPostgres';
+const postgresCase = (!selected || selected.includes(POSTGRES_KEY)) && postgresBinDir() !== null;
 
 const children = new Set<Child>();
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -95,6 +100,10 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
       await bracket();
       reports.push(await gatewayCase(def, admin, { setup, settings, serverPid: gateway.process.pid }));
     }
+    if (postgresCase) {
+      await bracket();
+      reports.push(await onPostgres());
+    }
     await bracket();
     reports.forEach((report, i) => {
       const around = brackets.slice(i, i + 2);
@@ -115,6 +124,36 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
     rmSync(dataDir, { recursive: true, force: true });
   }
   return [base, ...reports];
+}
+
+/** The async noauth case against a gateway on a fresh PostgreSQL cluster. */
+async function onPostgres(): Promise<CaseReport> {
+  log('starting a throwaway PostgreSQL cluster');
+  const cluster = await startPostgresCluster();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-pg-'));
+  let gateway: Child | undefined;
+  try {
+    const url = await createDatabase(cluster.url, 'gateway_bench');
+    gateway = await startGateway(dataDir, false, url);
+    children.add(gateway);
+    const admin = new AdminClient(gateway.base);
+    await admin.login();
+    const setup = await configureGateway(admin);
+    const def = CASES.find((c) => c.key === 'asyncOpen');
+    if (!def) throw new Error('the async noauth case is missing');
+    const report = await gatewayCase(def, admin, { setup, settings, serverPid: gateway.process.pid });
+    return { ...report, key: POSTGRES_KEY, label: `${def.label} (PostgreSQL)` };
+  } catch (error) {
+    if (gateway) log(`PostgreSQL gateway stderr (last lines):\n${gateway.stderrTail()}`);
+    throw error;
+  } finally {
+    if (gateway) {
+      await gateway.stop();
+      children.delete(gateway);
+    }
+    await cluster.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 async function main(): Promise<void> {
