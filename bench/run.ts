@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createDatabase, postgresBinDir, startPostgresCluster } from '../test/helpers/postgres-cluster';
 import { baselineRun, CASES, gatewayCase } from './cases';
 import { PROFILE_DIR, ROOT, startBaseline, startGateway, type Child } from './children';
-import { AdminClient, configureGateway } from './gateway-setup';
+import { AdminClient, configureGateway, type GatewaySetup } from './gateway-setup';
 import { medianRun } from './load';
 import { summarize, type Profile } from './profile-summary';
 import {
@@ -82,15 +82,9 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
     ratio: 1,
   };
 
-  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
-  const gateway = await startGateway(dataDir, settings.profile);
-  profiledPid = settings.profile ? gateway.process.pid : undefined;
-  children.add(gateway);
   const reports: CaseReport[] = [];
-  try {
-    const admin = new AdminClient(gateway.base);
-    await admin.login();
-    const setup = await configureGateway(admin);
+  await withGateway({ profile: settings.profile }, async ({ gateway, admin, setup }) => {
+    profiledPid = settings.profile ? gateway.process.pid : undefined;
     const brackets: RunRecord[] = [];
     const bracket = async () => {
       log('baseline (bracketing run)');
@@ -115,6 +109,25 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
       report.reference = reference;
       report.ratio = report.median.rps / reference.rps;
     });
+  });
+  return [base, ...reports];
+}
+
+/**
+ * A `gateway serve` child on a fresh data folder (on PostgreSQL with `databaseUrl`), logged in and
+ * configured with the bench routes, for `use`; stopped and its folder removed afterwards.
+ */
+async function withGateway<T>(
+  options: { profile: boolean; databaseUrl?: string },
+  use: (running: { gateway: Child; admin: AdminClient; setup: GatewaySetup }) => Promise<T>,
+): Promise<T> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  const gateway = await startGateway(dataDir, options.profile, options.databaseUrl);
+  children.add(gateway);
+  try {
+    const admin = new AdminClient(gateway.base);
+    await admin.login();
+    return await use({ gateway, admin, setup: await configureGateway(admin) });
   } catch (error) {
     log(`gateway stderr (last lines):\n${gateway.stderrTail()}`);
     throw error;
@@ -123,36 +136,22 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
     children.delete(gateway);
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return [base, ...reports];
 }
 
 /** The async noauth case against a gateway on a fresh PostgreSQL cluster. */
 async function onPostgres(): Promise<CaseReport> {
+  const def = CASES.find((c) => c.key === 'asyncOpen');
+  if (!def) throw new Error('the async noauth case is missing');
   log('starting a throwaway PostgreSQL cluster');
   const cluster = await startPostgresCluster();
-  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-pg-'));
-  let gateway: Child | undefined;
   try {
-    const url = await createDatabase(cluster.url, 'gateway_bench');
-    gateway = await startGateway(dataDir, false, url);
-    children.add(gateway);
-    const admin = new AdminClient(gateway.base);
-    await admin.login();
-    const setup = await configureGateway(admin);
-    const def = CASES.find((c) => c.key === 'asyncOpen');
-    if (!def) throw new Error('the async noauth case is missing');
-    const report = await gatewayCase(def, admin, { setup, settings, serverPid: gateway.process.pid });
+    const databaseUrl = await createDatabase(cluster.url, 'gateway_bench');
+    const report = await withGateway({ profile: false, databaseUrl }, ({ gateway, admin, setup }) =>
+      gatewayCase(def, admin, { setup, settings, serverPid: gateway.process.pid }),
+    );
     return { ...report, key: POSTGRES_KEY, label: `${def.label} (PostgreSQL)` };
-  } catch (error) {
-    if (gateway) log(`PostgreSQL gateway stderr (last lines):\n${gateway.stderrTail()}`);
-    throw error;
   } finally {
-    if (gateway) {
-      await gateway.stop();
-      children.delete(gateway);
-    }
     await cluster.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * SQLite literals, for the one write that cannot afford bound parameters: the group commit's
- * acknowledgement batch (see `sqliteScript`). Every value is rendered so that it cannot end the
+ * acknowledgement batch (see `commitAckBatch` in repositories/ack-batch.repo.ts). Every value is rendered so that it cannot end the
  * literal it is in: numbers must be finite, strings are single-quoted with quotes doubled (SQLite
  * has no backslash escapes), and a string holding NUL, which would end the C string SQLite parses,
  * is written as hex bytes instead. Nothing else is accepted, so no input can become SQL.

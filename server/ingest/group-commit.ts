@@ -14,6 +14,12 @@ type WorkJob = { kind: 'work'; run: (trx: Knex.Transaction) => Promise<unknown> 
 type Job = InsertJob | WorkJob;
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/** The event rows of insert jobs, and the idempotency keys of those that carry one. */
+const rowsOf = (inserts: InsertJob[]): { rows: EventInsert[]; keys: IdempotencyInsert[] } => ({
+  rows: inserts.map((job) => job.row),
+  keys: inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
+});
+
 export interface CommitStats {
   /** Transactions committed. */
   flushes: number;
@@ -109,11 +115,8 @@ export class GroupCommit {
   /** Acknowledgements alone (the async path under load): on SQLite, one round trip for all of them. */
   private async commitInOneTrip(inserts: InsertJob[]): Promise<boolean> {
     if (this.db.kind !== 'sqlite' || inserts.length === 0) return false;
-    return commitAckBatch(
-      this.db.knex,
-      inserts.map((job) => job.row),
-      inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
-    );
+    const { rows, keys } = rowsOf(inserts);
+    return commitAckBatch(this.db.knex, rows, keys);
   }
 
   /** One transaction: the inserts, then each work job under its own savepoint. */
@@ -123,14 +126,9 @@ export class GroupCommit {
     const alone = works.length === 1 && inserts.length === 0;
     try {
       await this.db.knex.transaction(async (trx) => {
-        await eventWrites.insertMany(
-          trx,
-          inserts.map((job) => job.row),
-        );
-        await idempotencyRepo.insertMany(
-          trx,
-          inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
-        );
+        const { rows, keys } = rowsOf(inserts);
+        await eventWrites.insertMany(trx, rows);
+        await idempotencyRepo.insertMany(trx, keys);
         for (const job of works) {
           try {
             const value = alone ? await job.run(trx) : await trx.transaction((savepoint) => job.run(savepoint));

@@ -35,6 +35,9 @@ const row = (overrides: Partial<EventInsert> = {}): EventInsert => ({
   ...overrides,
 });
 
+/** SQLite returns the new id as a number, PostgreSQL as `{ id }`. */
+const insertedId = (r: { id: number } | number): number => (typeof r === 'number' ? r : r.id);
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gateway-commit-'));
   db = await createDb(await testDatabase(dir));
@@ -45,7 +48,7 @@ beforeAll(async () => {
         { name: 'Plant', name_key: 'plant', base_route_path: 'plant', base_route_path_key: 'plant', active: true },
         'id',
       )
-  ).map((r: { id: number } | number) => (typeof r === 'number' ? r : r.id));
+  ).map(insertedId);
   [routeId] = (
     await db.knex('routes').insert(
       {
@@ -60,7 +63,7 @@ beforeAll(async () => {
       },
       'id',
     )
-  ).map((r: { id: number } | number) => (typeof r === 'number' ? r : r.id));
+  ).map(insertedId);
 });
 
 afterAll(async () => {
