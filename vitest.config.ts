@@ -10,6 +10,7 @@ const BOTH_DATABASES = [
   'test/integration/retention.test.ts',
   'test/integration/backup.test.ts',
   'test/integration/group-commit.test.ts',
+  'test/integration/write-batch.test.ts',
 ];
 
 export default defineConfig({

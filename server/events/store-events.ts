@@ -1,5 +1,5 @@
 import type { EventType } from '../contract/dto';
-import type { Queryable } from '../repositories/db-types';
+import type { WriteBatch } from '../db/write-batch';
 import type { StoreItem, StoreOutcome } from './processor';
 import { PROCESSORS } from './registry';
 
@@ -9,7 +9,7 @@ import { PROCESSORS } from './registry';
  * grouping by type keeps each event's effect; within a type the items keep their order.
  * Outcomes come back in item order.
  */
-export async function storeEvents(trx: Queryable, items: StoreItem<unknown>[]): Promise<StoreOutcome[]> {
+export async function storeEvents(tx: WriteBatch, items: StoreItem<unknown>[]): Promise<StoreOutcome[]> {
   const outcomes: StoreOutcome[] = new Array<StoreOutcome>(items.length);
   const byType = new Map<EventType, number[]>();
   items.forEach((item, i) => {
@@ -21,10 +21,10 @@ export async function storeEvents(trx: Queryable, items: StoreItem<unknown>[]): 
     const processor = PROCESSORS[eventType];
     const group = indexes.map((i) => items[i]);
     let stored: StoreOutcome[];
-    if (processor.storeMany) stored = await processor.storeMany(trx, group);
+    if (processor.storeMany) stored = await processor.storeMany(tx, group);
     else {
       stored = [];
-      for (const item of group) stored.push(await processor.store(trx, item.prepared, item.event, item.context));
+      for (const item of group) stored.push(await processor.store(tx, item.prepared, item.event, item.context));
     }
     indexes.forEach((index, k) => (outcomes[index] = stored[k]));
   }

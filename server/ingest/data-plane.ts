@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { principalName, type CredentialVerifier } from '../auth/credentials';
 import type { Lockout } from '../auth/lockout';
@@ -12,6 +11,7 @@ import { EVENT_ID, newEventId } from '../ids';
 import type { Logger } from '../logger';
 import { eventsRepo } from '../repositories/events.repo';
 import type { SettingsService } from '../services/settings.service';
+import { sha256Hex } from '../secrets';
 import { iso } from '../time';
 import { receiptPath, type Answer } from './answers';
 import { authorizeRoute } from './authorize';
@@ -151,7 +151,7 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
         // On a noauth route the caller is known only by its address (SPEC §10).
         principal: principal === 'anonymous' ? `ip:${ctx.request.ip}` : principal,
         key: idempotencyKey,
-        bodyHash: createHash('sha256').update(raw).digest('hex'),
+        bodyHash: sha256Hex(raw),
       }
     : null;
 

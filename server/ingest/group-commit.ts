@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db';
+import { WriteBatch } from '../db/write-batch';
 import { commitAckBatch } from '../repositories/ack-batch.repo';
 import { eventWrites, type EventInsert } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
@@ -127,8 +128,10 @@ export class GroupCommit {
     try {
       await this.db.knex.transaction(async (trx) => {
         const { rows, keys } = rowsOf(inserts);
-        await eventWrites.insertMany(trx, rows);
-        await idempotencyRepo.insertMany(trx, keys);
+        const writes = new WriteBatch(trx);
+        eventWrites.insertMany(writes, rows);
+        idempotencyRepo.insertMany(writes, keys);
+        await writes.send();
         for (const job of works) {
           try {
             const value = alone ? await job.run(trx) : await trx.transaction((savepoint) => job.run(savepoint));

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { WriteBatch } from '../db/write-batch';
 import type { EventOutcome } from '../repositories/events.repo';
 
 /**
@@ -33,11 +34,12 @@ export async function confirmLeases(trx: Knex.Transaction, ids: string[], owner:
 const FIELDS = ['status', 'data', 'result', 'errors', 'warnings'] as const;
 
 /** Writes each event's final state and releases its lease: one UPDATE with a CASE per column. */
-export async function setOutcomes(
-  trx: Knex.Transaction,
+export function setOutcomes(
+  writes: WriteBatch,
   outcomes: { id: string; outcome: EventOutcome }[],
   processedAt: number,
-): Promise<void> {
+): void {
+  const trx = writes.db;
   for (let start = 0; start < outcomes.length; start += CHUNK) {
     const chunk = outcomes.slice(start, start + CHUNK);
     const cases: Record<string, Knex.Raw> = {};
@@ -45,11 +47,13 @@ export async function setOutcomes(
       const bindings = chunk.flatMap(({ id, outcome }) => [id, outcome[field] ?? null]);
       cases[field] = trx.raw(`case ?? ${chunk.map(() => 'when ? then ?').join(' ')} end`, ['id', ...bindings]);
     }
-    await trx('events')
-      .whereIn(
-        'id',
-        chunk.map(({ id }) => id),
-      )
-      .update({ ...cases, processed_at: processedAt, lease_owner: null, lease_until: null });
+    writes.add(
+      trx('events')
+        .whereIn(
+          'id',
+          chunk.map(({ id }) => id),
+        )
+        .update({ ...cases, processed_at: processedAt, lease_owner: null, lease_until: null }),
+    );
   }
 }

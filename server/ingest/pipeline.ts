@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Settings } from '../contract/dto';
+import { WriteBatch } from '../db/write-batch';
 import type { FieldError } from '../contract/errors';
 import type { EventMeta, EventProcessor, ProcessContext } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
@@ -169,8 +170,9 @@ export class Pipeline {
 
   /** Sync events of one flush: their side effects, then their rows and idempotency keys in bulk. */
   private async storeNow(trx: Knex.Transaction, items: SyncItem[]): Promise<ItemOutcome<Answer>[]> {
+    const writes = new WriteBatch(trx);
     const stored = await storeEvents(
-      trx,
+      writes,
       items.map((item) => ({ prepared: item.value, event: item.submission.meta, context: item.context })),
     );
     const processedAt = this.now();
@@ -204,8 +206,9 @@ export class Pipeline {
       if (key) keys.push(key);
       return { ok: true, value: answer };
     });
-    await eventWrites.insertMany(trx, rows);
-    await idempotencyRepo.insertMany(trx, keys);
+    eventWrites.insertMany(writes, rows);
+    idempotencyRepo.insertMany(writes, keys);
+    await writes.send();
     return answers;
   }
 
@@ -262,19 +265,20 @@ export class Pipeline {
         ? [{ item, prepared: item.validation.value, warnings: item.validation.warnings, context: item.context }]
         : [],
     );
+    const writes = new WriteBatch(trx);
     const stored = await storeEvents(
-      trx,
+      writes,
       valid.map((v) => ({ prepared: v.prepared, event: v.item.meta, context: v.context })),
     );
     const storedBy = new Map(valid.map((v, k) => [v.item, { outcome: stored[k], warnings: v.warnings }]));
-    const writes: { id: string; outcome: EventOutcome }[] = [];
+    const outcomesToWrite: { id: string; outcome: EventOutcome }[] = [];
     const processedAt = this.now();
     const outcomes = items.map((item): ItemOutcome<Processed> => {
       if (!held.has(item.row.id)) return { ok: false, error: new LeaseLost(item.row.id) };
       const done = storedBy.get(item);
       if (!done) {
         const errors = item.validation.ok ? [] : item.validation.errors;
-        writes.push({
+        outcomesToWrite.push({
           id: item.row.id,
           outcome: {
             status: 'rejected',
@@ -287,7 +291,7 @@ export class Pipeline {
         return { ok: true, value: { kind: 'rejected', errors } };
       }
       const { outcome, warnings } = done;
-      writes.push({
+      outcomesToWrite.push({
         id: item.row.id,
         outcome: {
           status: 'processed',
@@ -300,7 +304,8 @@ export class Pipeline {
       });
       return { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };
     });
-    await setOutcomes(trx, writes, processedAt);
+    setOutcomes(writes, outcomesToWrite, processedAt);
+    await writes.send();
     return outcomes;
   }
 }

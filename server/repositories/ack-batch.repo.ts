@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { execScript, MAX_SCRIPT_CHARS, withSqliteConnection } from '../db/sqlite-exec';
 import { sqliteValuesInsert } from '../db/sqlite-literal';
 import type { EventInsert } from './events.repo';
 import type { IdempotencyInsert } from './idempotency.repo';
@@ -42,22 +43,6 @@ const allColumnsListed: [
 ] = [true, true];
 void allColumnsListed;
 
-/** Above this much SQL text the batch goes through Knex in chunks instead (SQLite caps one script's length). */
-const MAX_SCRIPT_CHARS = 32 * 1024 * 1024;
-
-/** The part of Knex's client (typed `any` by Knex) that lends out the pool's raw connection. */
-interface ConnectionPool {
-  acquireConnection(): Promise<unknown>;
-  releaseConnection(connection: unknown): Promise<unknown>;
-}
-
-interface SqliteConnection {
-  exec(sql: string, callback: (error: Error | null) => void): void;
-}
-
-const exec = (connection: SqliteConnection, sql: string) =>
-  new Promise<void>((resolve, reject) => connection.exec(sql, (error) => (error ? reject(error) : resolve())));
-
 /**
  * Commits a batch of event rows (and their idempotency keys) on SQLite in ONE round trip: BEGIN,
  * the multi-row INSERTs and COMMIT as a single script on the pool's connection. Through Knex the
@@ -69,27 +54,21 @@ const exec = (connection: SqliteConnection, sql: string) =>
  * Returns false, writing nothing, when the batch is too large for one script.
  */
 export async function commitAckBatch(knex: Knex, events: EventInsert[], keys: IdempotencyInsert[]): Promise<boolean> {
-  let script = `BEGIN IMMEDIATE;${sqliteValuesInsert('events', EVENT_COLUMNS, events)}`;
+  let script = `BEGIN IMMEDIATE;${sqliteValuesInsert('events', EVENT_COLUMNS, events)};`;
   if (keys.length > 0) {
-    script += sqliteValuesInsert(
-      'idempotency_keys',
-      KEY_COLUMNS,
-      keys,
-      ' ON CONFLICT (route_id, principal, idempotency_key) DO NOTHING',
-    );
+    const onConflict = { columns: ['route_id', 'principal', 'idempotency_key'], then: 'ignore' } as const;
+    script += `${sqliteValuesInsert('idempotency_keys', KEY_COLUMNS, keys, onConflict)};`;
   }
   script += 'COMMIT;';
   if (script.length > MAX_SCRIPT_CHARS) return false;
-  const pool = knex.client as ConnectionPool;
-  const connection = (await pool.acquireConnection()) as SqliteConnection;
-  try {
-    await exec(connection, script);
-  } catch (error) {
-    // A failed statement leaves the script's transaction open on the shared connection: end it.
-    await exec(connection, 'ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    await pool.releaseConnection(connection);
-  }
+  await withSqliteConnection(knex, async (connection) => {
+    try {
+      await execScript(connection, script);
+    } catch (error) {
+      // A failed statement leaves the script's transaction open on the shared connection: end it.
+      await execScript(connection, 'ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
   return true;
 }

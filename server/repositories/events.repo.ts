@@ -1,5 +1,6 @@
 import type { EventStatus, EventType } from '../contract/dto';
 import { num, numOrNull, type Queryable } from './db-types';
+import type { WriteBatch } from '../db/write-batch';
 
 export interface EventRow {
   id: string;
@@ -115,15 +116,10 @@ export interface EventSnapshotFilter {
   numericFacet?: { name: string; from?: number; to?: number };
 }
 
-/** Rows per INSERT: far below SQLite's bound-variable limit with ~20 columns per row. */
-const INSERT_CHUNK = 200;
-
 export const eventWrites = {
   /** One multi-row INSERT per chunk: a group commit of N requests costs one statement and one flush. */
-  async insertMany(db: Queryable, rows: EventInsert[]): Promise<void> {
-    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-      await db('events').insert(rows.slice(start, start + INSERT_CHUNK));
-    }
+  insertMany(writes: WriteBatch, rows: EventInsert[]): void {
+    writes.insertRows('events', rows);
   },
 
   async setOutcome(db: Queryable, id: string, outcome: EventOutcome): Promise<void> {

@@ -1,4 +1,5 @@
 import { num, type Queryable } from './db-types';
+import type { WriteBatch } from '../db/write-batch';
 
 export interface IdempotencyInsert {
   route_id: number;
@@ -18,9 +19,11 @@ export interface IdempotencyRecord {
 
 export const idempotencyRepo = {
   /** A concurrent duplicate loses quietly: the first stored answer is the one replayed. */
-  async insertMany(db: Queryable, rows: IdempotencyInsert[]): Promise<void> {
-    if (rows.length === 0) return;
-    await db('idempotency_keys').insert(rows).onConflict(['route_id', 'principal', 'idempotency_key']).ignore();
+  insertMany(writes: WriteBatch, rows: IdempotencyInsert[]): void {
+    writes.insertRows('idempotency_keys', rows, {
+      columns: ['route_id', 'principal', 'idempotency_key'],
+      then: 'ignore',
+    });
   },
 
   /** The stored answer for this key if it is younger than `since`; an older one is removed (the key is free again). */

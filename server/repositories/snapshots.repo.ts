@@ -1,4 +1,5 @@
 import { dialectOf, num, numOrNull, type Queryable } from './db-types';
+import type { WriteBatch } from '../db/write-batch';
 
 /** The live tag inventory and its dedup reference times (UHFTagRead), per endpoint. */
 export interface InventoryRow {
@@ -105,31 +106,25 @@ export const inventoryRepo = {
     return new Map(rows.map((row) => [row.dedup_key, num(row.last_counted)]));
   },
 
-  async upsert(db: Queryable, endpointId: number, rows: InventoryRow[]): Promise<void> {
-    for (let start = 0; start < rows.length; start += 100) {
-      const batch = rows.slice(start, start + 100).map((row) => ({
-        endpoint_id: endpointId,
-        epc: row.epc,
-        epc_uri: row.epcUri,
-        tid: row.tid,
-        reader_id: row.readerId,
-        antenna: row.antenna,
-        rssi: row.rssi,
-        first_seen: row.firstSeen,
-        last_seen: row.lastSeen,
-        read_count: row.readCount,
-      }));
-      await db('tag_inventory').insert(batch).onConflict(['endpoint_id', 'epc']).merge();
-    }
+  upsert(writes: WriteBatch, endpointId: number, rows: InventoryRow[]): void {
+    const batch = rows.map((row) => ({
+      endpoint_id: endpointId,
+      epc: row.epc,
+      epc_uri: row.epcUri,
+      tid: row.tid,
+      reader_id: row.readerId,
+      antenna: row.antenna,
+      rssi: row.rssi,
+      first_seen: row.firstSeen,
+      last_seen: row.lastSeen,
+      read_count: row.readCount,
+    }));
+    writes.insertRows('tag_inventory', batch, { columns: ['endpoint_id', 'epc'], then: 'merge' });
   },
 
-  async upsertDedup(db: Queryable, endpointId: number, entries: [string, number][]): Promise<void> {
-    for (let start = 0; start < entries.length; start += 200) {
-      const batch = entries
-        .slice(start, start + 200)
-        .map(([key, at]) => ({ endpoint_id: endpointId, dedup_key: key, last_counted: at }));
-      await db('tag_dedup').insert(batch).onConflict(['endpoint_id', 'dedup_key']).merge();
-    }
+  upsertDedup(writes: WriteBatch, endpointId: number, entries: [string, number][]): void {
+    const batch = entries.map(([key, at]) => ({ endpoint_id: endpointId, dedup_key: key, last_counted: at }));
+    writes.insertRows('tag_dedup', batch, { columns: ['endpoint_id', 'dedup_key'], then: 'merge' });
   },
 
   /** Newest sighting first. */
@@ -169,23 +164,23 @@ export interface GhostRowRecord {
 }
 
 export const ghostRowsRepo = {
-  async insertMany(
-    db: Queryable,
+  insertMany(
+    writes: WriteBatch,
     eventId: string,
     endpointId: number,
     receivedAt: number,
     rows: { table: string; row: string }[],
-  ): Promise<void> {
-    for (let start = 0; start < rows.length; start += 200) {
-      const batch = rows.slice(start, start + 200).map((r) => ({
+  ): void {
+    writes.insertRows(
+      'ghost_rows',
+      rows.map((r) => ({
         event_id: eventId,
         endpoint_id: endpointId,
         table_name: r.table,
         row: r.row,
         received_at: receivedAt,
-      }));
-      await db('ghost_rows').insert(batch);
-    }
+      })),
+    );
   },
 
   async page(
@@ -219,19 +214,19 @@ export const ghostRowsRepo = {
 };
 
 export const facetsRepo = {
-  async insertMany(
-    db: Queryable,
+  insertMany(
+    writes: WriteBatch,
     rows: { eventId: string; endpointId: number; name: string; value: string | null; num: number | null }[],
-  ): Promise<void> {
-    for (let start = 0; start < rows.length; start += 200) {
-      const batch = rows.slice(start, start + 200).map((r) => ({
+  ): void {
+    writes.insertRows(
+      'event_facets',
+      rows.map((r) => ({
         event_id: r.eventId,
         endpoint_id: r.endpointId,
         name: r.name,
         value: r.value === null ? null : r.value.slice(0, 512),
         num: r.num,
-      }));
-      await db('event_facets').insert(batch);
-    }
+      })),
+    );
   },
 };

@@ -9,7 +9,7 @@ export const allDataProcessor: EventProcessor<unknown> = {
   eventType: 'AllData',
   parseBody: parseJsonBody,
   validate: (json) => validateAllData(json),
-  store: (_trx, prepared) =>
+  store: (_tx, prepared) =>
     Promise.resolve({ result: { items: Array.isArray(prepared) ? prepared.length : 1 }, data: null }),
   filterNames: [],
   parseFilters: () => ({ ok: true, filters: {} }),

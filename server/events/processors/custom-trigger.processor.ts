@@ -10,11 +10,11 @@ export const customTriggerProcessor: EventProcessor<TriggerEvent> = {
   eventType: 'CustomTrigger',
   parseBody: parseJsonBody,
   validate: (json, context) => normalizeCustomTrigger(json, context),
-  async store(trx, trigger, event) {
-    await facetsRepo.insertMany(trx, [
+  store(tx, trigger, event) {
+    facetsRepo.insertMany(tx, [
       { eventId: event.id, endpointId: event.endpointId, name: 'trigger', value: trigger.trigger, num: null },
     ]);
-    return { result: { trigger: trigger.trigger }, data: JSON.stringify(trigger) };
+    return Promise.resolve({ result: { trigger: trigger.trigger }, data: JSON.stringify(trigger) });
   },
   filterNames: ['trigger'],
   parseFilters: (query) => textFilters(query, ['trigger']),

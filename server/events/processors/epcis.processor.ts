@@ -1,8 +1,8 @@
 import type { FieldError } from '../../contract/errors';
+import type { WriteBatch } from '../../db/write-batch';
 import { newEventId } from '../../ids';
 import { eventWrites } from '../../repositories/events.repo';
 import { facetsRepo } from '../../repositories/snapshots.repo';
-import type { Queryable } from '../../repositories/db-types';
 import { iso } from '../../time';
 import { eventFacets, normalizeBizStep, toStoredEvent, validateEpcis, type EpcisInput } from '../epcis';
 import { parseJsonBody } from '../json-body';
@@ -10,12 +10,7 @@ import type { EventMeta, EventProcessor, SnapshotQuery } from '../processor';
 import { eventSnapshotPage, parseInstant, parseStored } from './snapshot-support';
 
 /** Index the filterable facts of EPCIS events under the stored event that holds them. */
-async function indexFacets(
-  trx: Queryable,
-  eventId: string,
-  endpointId: number,
-  events: Record<string, unknown>[],
-): Promise<void> {
+function indexFacets(tx: WriteBatch, eventId: string, endpointId: number, events: Record<string, unknown>[]): void {
   const rows: Parameters<typeof facetsRepo.insertMany>[1] = [];
   const add = (name: string, value: string | null, num: number | null) =>
     rows.push({ eventId, endpointId, name, value, num });
@@ -26,7 +21,7 @@ async function indexFacets(
     for (const epc of facets.epcs) add('epc', epc, null);
     if (facets.eventTime !== null) add('eventTime', null, facets.eventTime);
   }
-  await facetsRepo.insertMany(trx, rows);
+  facetsRepo.insertMany(tx, rows);
 }
 
 const FILTERS = ['type', 'bizStep', 'epc', 'eventTimeFrom', 'eventTimeTo'] as const;
@@ -64,13 +59,13 @@ export const epcisMessageProcessor: EventProcessor<EpcisInput> = {
   eventType: 'EpcisMessage',
   parseBody: parseJsonBody,
   validate: (json, context) => validateEpcis(json, { lenient: context.route.epcisLenient, allowBareEvents: false }),
-  async store(trx, input, event, context) {
-    await indexFacets(trx, event.id, event.endpointId, input.events);
+  store(tx, input, event, context) {
+    indexFacets(tx, event.id, event.endpointId, input.events);
     // Strict routes keep the document as received (the raw payload); lenient ones the corrected copy.
-    return {
+    return Promise.resolve({
       result: { eventCount: input.events.length },
       data: context.route.epcisLenient ? JSON.stringify(input.document) : null,
-    };
+    });
   },
   filterNames: FILTERS,
   parseFilters: parseEpcisFilters,
@@ -88,17 +83,20 @@ export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
   eventType: 'EpcisObject',
   parseBody: parseJsonBody,
   validate: (json, context) => validateEpcis(json, { lenient: context.route.epcisLenient, allowBareEvents: true }),
-  async store(trx, input, event) {
+  store(tx, input, event) {
     const children = input.events.map((epcisEvent) => ({
       id: newEventId(event.receivedAt),
       stored: toStoredEvent(epcisEvent, input.context),
     }));
-    await eventWrites.insertMany(
-      trx,
+    eventWrites.insertMany(
+      tx,
       children.map((child) => childRow(event, child.id, JSON.stringify(child.stored))),
     );
-    for (const child of children) await indexFacets(trx, child.id, event.endpointId, [child.stored]);
-    return { result: { eventCount: children.length, eventIds: children.map((child) => child.id) }, data: null };
+    for (const child of children) indexFacets(tx, child.id, event.endpointId, [child.stored]);
+    return Promise.resolve({
+      result: { eventCount: children.length, eventIds: children.map((child) => child.id) },
+      data: null,
+    });
   },
   filterNames: FILTERS,
   parseFilters: parseEpcisFilters,

@@ -10,15 +10,18 @@ export const ghostDataProcessor: EventProcessor<GhostRow[]> = {
   eventType: 'GhostData',
   parseBody: parseJsonBody,
   validate: (json) => normalizeGhostData(json),
-  async store(trx, rows, event) {
-    await ghostRowsRepo.insertMany(
-      trx,
+  store(tx, rows, event) {
+    ghostRowsRepo.insertMany(
+      tx,
       event.id,
       event.endpointId,
       event.receivedAt,
       rows.map((r) => ({ table: r.table, row: JSON.stringify(r.row) })),
     );
-    return { result: { tables: new Set(rows.map((r) => r.table)).size, rows: rows.length }, data: null };
+    return Promise.resolve({
+      result: { tables: new Set(rows.map((r) => r.table)).size, rows: rows.length },
+      data: null,
+    });
   },
   filterNames: ['table'],
   parseFilters: (query) => textFilters(query, ['table']),

@@ -1,5 +1,5 @@
 import type { FieldError } from '../../contract/errors';
-import type { Queryable } from '../../repositories/db-types';
+import type { WriteBatch } from '../../db/write-batch';
 import { inventoryRepo } from '../../repositories/snapshots.repo';
 import { iso } from '../../time';
 import { parseConcatenatedJson } from '../json-body';
@@ -30,7 +30,7 @@ const emptyOutcome = (): StoreOutcome => ({ result: { reads: 0, uniqueEpcs: 0, d
  * ones before it, exactly as if stored one by one), and the changed rows are written once. Four
  * statements per endpoint, whatever the number of events, instead of four per event.
  */
-async function storeTagReads(trx: Queryable, items: StoreItem<TagRead[]>[]): Promise<StoreOutcome[]> {
+async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Promise<StoreOutcome[]> {
   const outcomes: StoreOutcome[] = items.map(emptyOutcome);
   const byEndpoint = new Map<number, number[]>();
   items.forEach((item, i) => {
@@ -44,11 +44,10 @@ async function storeTagReads(trx: Queryable, items: StoreItem<TagRead[]>[]): Pro
     const epcs = [...new Set(reads.map((read) => read.epc))];
     const keys = [...new Set(reads.map((read) => dedupKey(read.epc, read.readerId, read.antenna)))];
     // Reads of one EPC may arrive through several instances at once: load-modify-store under a lock.
-    await inventoryRepo.lockEpcs(trx, endpointId, epcs);
-    const state: DedupState = {
-      inventory: new Map((await inventoryRepo.load(trx, endpointId, epcs)).map((row) => [row.epc, row])),
-      lastCounted: await inventoryRepo.loadDedup(trx, endpointId, keys),
-    };
+    await inventoryRepo.lockEpcs(tx.db, endpointId, epcs);
+    const inventory = await inventoryRepo.load(tx.db, endpointId, epcs);
+    const lastCounted = await inventoryRepo.loadDedup(tx.db, endpointId, keys);
+    const state: DedupState = { inventory: new Map(inventory.map((row) => [row.epc, row])), lastCounted };
     const changedEpcs = new Set<string>();
     const changedKeys = new Set<string>();
     for (const i of indexes) {
@@ -63,9 +62,10 @@ async function storeTagReads(trx: Queryable, items: StoreItem<TagRead[]>[]): Pro
       const entry = state.inventory.get(epc);
       return entry ? [entry] : [];
     });
-    await inventoryRepo.upsert(trx, endpointId, changedRows);
-    await inventoryRepo.upsertDedup(
-      trx,
+    // Endpoints differ in every row, so this endpoint's writes may wait for the batch's send.
+    inventoryRepo.upsert(tx, endpointId, changedRows);
+    inventoryRepo.upsertDedup(
+      tx,
       endpointId,
       [...changedKeys].flatMap((key) => {
         const at = state.lastCounted.get(key);
@@ -86,8 +86,8 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
   // Zebra readers batch JSON objects back to back with no separator.
   parseBody: parseConcatenatedJson,
   validate: (json, context) => normalizeTagReads(json, context),
-  store: async (trx, reads, event, context) =>
-    (await storeTagReads(trx, [{ prepared: reads, event, context }]))[0] ?? emptyOutcome(),
+  store: async (tx, reads, event, context) =>
+    (await storeTagReads(tx, [{ prepared: reads, event, context }]))[0] ?? emptyOutcome(),
   storeMany: storeTagReads,
   filterNames: ['epc', 'readerId', 'antenna', 'seenSince'],
   parseFilters(query) {

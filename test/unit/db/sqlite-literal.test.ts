@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../../server/db';
-import { sqliteLiteral, sqliteValuesInsert } from '../../../server/db/sqlite-literal';
+import { sqliteInline, sqliteLiteral, sqliteValuesInsert } from '../../../server/db/sqlite-literal';
 
 describe('sqliteLiteral', () => {
   it('renders numbers, booleans and missing values', () => {
@@ -24,6 +24,25 @@ describe('sqliteLiteral', () => {
   it('doubles quotes and writes NUL-bearing strings as hex', () => {
     expect(sqliteLiteral("it's")).toBe("'it''s'");
     expect(sqliteLiteral('a\0b')).toBe("CAST(X'610062' AS TEXT)");
+  });
+});
+
+describe('sqliteInline', () => {
+  it('replaces placeholders in order', () => {
+    expect(sqliteInline('insert into `t` (`a`, `b`) values (?, ?)', [1, "x'y"])).toBe(
+      "insert into `t` (`a`, `b`) values (1, 'x''y')",
+    );
+  });
+
+  it('leaves question marks inside quoted text alone', () => {
+    expect(sqliteInline("select '?', \"?\", `?`, 'it''s ?', ?", [7])).toBe("select '?', \"?\", `?`, 'it''s ?', 7");
+  });
+
+  it('refuses a count mismatch and values without a literal form', () => {
+    expect(() => sqliteInline('select ?, ?', [1])).toThrow(TypeError);
+    expect(() => sqliteInline('select ?', [1, 2])).toThrow(TypeError);
+    expect(() => sqliteInline('select ?', [new Date(0)])).toThrow(TypeError);
+    expect(() => sqliteInline('select ?', [Buffer.from('a')])).toThrow(TypeError);
   });
 });
 

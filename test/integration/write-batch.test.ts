@@ -1,0 +1,123 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../../server/db';
+import { WriteBatch } from '../../server/db/write-batch';
+import { testDatabase } from '../helpers/test-gateway';
+
+let dir: string;
+let db: Db;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gateway-writes-'));
+  db = await createDb(await testDatabase(dir), { migrate: false });
+  await db.knex.schema.createTable('wb', (t) => {
+    t.integer('k').primary();
+    t.text('v');
+  });
+});
+
+afterAll(async () => {
+  await db.knex.schema.dropTableIfExists('wb');
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+beforeEach(async () => {
+  await db.knex('wb').del();
+});
+
+const rows = async () => (await db.knex('wb').orderBy('k')) as { k: number; v: string | null }[];
+
+describe('WriteBatch', () => {
+  it('runs nothing until sent, then every write in order', async () => {
+    await db.knex.transaction(async (trx) => {
+      const writes = new WriteBatch(trx);
+      writes.add(
+        trx('wb').insert([
+          { k: 1, v: "it's" },
+          { k: 2, v: '?' },
+        ]),
+      );
+      writes.add(trx('wb').insert({ k: 3, v: null }).onConflict('k').merge());
+      writes.add(trx('wb').where({ k: 1 }).update({ v: 'changed' }));
+      expect(await trx('wb').count({ c: '*' })).toEqual([{ c: 0 }]);
+      await writes.send();
+      // Sent writes are part of the transaction: visible to its own reads.
+      expect(await trx('wb').count({ c: '*' })).toEqual([{ c: 3 }]);
+    });
+    expect(await rows()).toEqual([
+      { k: 1, v: 'changed' },
+      { k: 2, v: '?' },
+      { k: 3, v: null },
+    ]);
+  });
+
+  it('rolls back with its transaction', async () => {
+    await expect(
+      db.knex.transaction(async (trx) => {
+        const writes = new WriteBatch(trx);
+        writes.add(trx('wb').insert({ k: 1, v: 'a' }));
+        await writes.send();
+        throw new Error('abandon');
+      }),
+    ).rejects.toThrow('abandon');
+    expect(await rows()).toEqual([]);
+  });
+
+  it('fails when a write fails, leaving nothing of the batch after rollback', async () => {
+    await expect(
+      db.knex.transaction(async (trx) => {
+        const writes = new WriteBatch(trx);
+        writes.add(trx('wb').insert({ k: 1, v: 'a' }), trx('wb').insert({ k: 1, v: 'duplicate' }));
+        await writes.send();
+      }),
+    ).rejects.toThrow();
+    expect(await rows()).toEqual([]);
+  });
+
+  it('binds values that have no literal form instead of inlining them', async () => {
+    const writes = new WriteBatch(db.knex);
+    writes.add(db.knex('wb').insert({ k: 1, v: new Date(0) as unknown as string }));
+    writes.add(db.knex('wb').insert({ k: 2, v: 'text' }));
+    await writes.send();
+    expect((await rows()).map((row) => row.k)).toEqual([1, 2]);
+  });
+
+  it('inserts rows, merging or ignoring on conflict, a missing column as NULL', async () => {
+    await db.knex('wb').insert([
+      { k: 1, v: 'old' },
+      { k: 2, v: 'kept' },
+    ]);
+    const writes = new WriteBatch(db.knex);
+    writes.insertRows('wb', [{ k: 1, v: 'new' }, { k: 3 }], { columns: ['k'], then: 'merge' });
+    writes.insertRows('wb', [{ k: 2, v: 'ignored' }], { columns: ['k'], then: 'ignore' });
+    await writes.send();
+    expect(await rows()).toEqual([
+      { k: 1, v: 'new' },
+      { k: 2, v: 'kept' },
+      { k: 3, v: null },
+    ]);
+  });
+
+  it('inserts more rows than one statement binds', async () => {
+    const writes = new WriteBatch(db.knex);
+    writes.insertRows(
+      'wb',
+      Array.from({ length: 1_234 }, (_, k) => ({ k, v: `row ${k}` })),
+    );
+    await writes.send();
+    expect(await db.knex('wb').count({ c: '*' })).toEqual([{ c: 1_234 }]);
+  });
+
+  it('stores hostile text exactly', async () => {
+    // PostgreSQL text cannot hold NUL at all; SQLite can, and gets it.
+    const nul = db.kind === 'sqlite' ? ['nul \0 inside'] : [];
+    const hostile = ["'); DROP TABLE wb; --", ...nul, '`?` "?" \'?\'', 'ünï 🚀'];
+    const writes = new WriteBatch(db.knex);
+    writes.add(db.knex('wb').insert(hostile.map((v, k) => ({ k, v }))));
+    await writes.send();
+    expect((await rows()).map((row) => row.v)).toEqual(hostile);
+  });
+});
