@@ -11,6 +11,7 @@ const BOTH_DATABASES = [
   'test/integration/backup.test.ts',
   'test/integration/group-commit.test.ts',
   'test/integration/write-batch.test.ts',
+  'test/integration/inventory-state.test.ts',
 ];
 
 export default defineConfig({

@@ -33,7 +33,7 @@ export async function confirmLeases(trx: Knex.Transaction, ids: string[], owner:
 
 const FIELDS = ['status', 'data', 'result', 'errors', 'warnings'] as const;
 
-/** Writes each event's final state and releases its lease: one UPDATE with a CASE per column. */
+/** Adds each event's final state and the release of its lease to `writes`: one UPDATE with a CASE per column. */
 export function setOutcomes(
   writes: WriteBatch,
   outcomes: { id: string; outcome: EventOutcome }[],

@@ -40,6 +40,18 @@ const toInventory = (row: InventoryDbRow): InventoryRow => ({
 
 const IN_CHUNK = 500;
 
+const INVENTORY_COLUMNS = [
+  'epc',
+  'epc_uri',
+  'tid',
+  'reader_id',
+  'antenna',
+  'rssi',
+  'first_seen',
+  'last_seen',
+  'read_count',
+] as const satisfies readonly (keyof InventoryDbRow)[];
+
 async function chunked<T, R>(items: T[], run: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
   const out: R[] = [];
   for (let start = 0; start < items.length; start += IN_CHUNK)
@@ -104,6 +116,45 @@ export const inventoryRepo = {
           .select<{ dedup_key: string; last_counted: unknown }[]>('dedup_key', 'last_counted'),
     );
     return new Map(rows.map((row) => [row.dedup_key, num(row.last_counted)]));
+  },
+
+  /**
+   * The inventory rows of these EPCs and the dedup reference times of these keys, in ONE
+   * statement (a UNION of both lookups) where the lists are small enough: the sync path reads
+   * this in every flush, and each statement is trips to the driver it waits for.
+   */
+  async loadState(
+    db: Queryable,
+    endpointId: number,
+    epcs: string[],
+    keys: string[],
+  ): Promise<{ inventory: InventoryRow[]; lastCounted: Map<string, number> }> {
+    if (epcs.length > IN_CHUNK || keys.length > IN_CHUNK) {
+      return {
+        inventory: await inventoryRepo.load(db, endpointId, epcs),
+        lastCounted: await inventoryRepo.loadDedup(db, endpointId, keys),
+      };
+    }
+    const none = (column: string) => db.raw(`NULL AS ??`, [column]);
+    const inventoryRows = db('tag_inventory')
+      .where('endpoint_id', endpointId)
+      .whereIn('epc', epcs)
+      .select(...INVENTORY_COLUMNS, none('dedup_key'), none('last_counted'));
+    const dedupRows = db('tag_dedup')
+      .where('endpoint_id', endpointId)
+      .whereIn('dedup_key', keys)
+      .select(...INVENTORY_COLUMNS.map(none), 'dedup_key', 'last_counted');
+    const rows = (await inventoryRows.unionAll(dedupRows)) as (InventoryDbRow & {
+      dedup_key: string | null;
+      last_counted: unknown;
+    })[];
+    const inventory: InventoryRow[] = [];
+    const lastCounted = new Map<string, number>();
+    for (const row of rows) {
+      if (row.dedup_key !== null) lastCounted.set(row.dedup_key, num(row.last_counted));
+      else inventory.push(toInventory(row));
+    }
+    return { inventory, lastCounted };
   },
 
   upsert(writes: WriteBatch, endpointId: number, rows: InventoryRow[]): void {

@@ -27,8 +27,8 @@ const emptyOutcome = (): StoreOutcome => ({ result: { reads: 0, uniqueEpcs: 0, d
 /**
  * Stores a run of tag-read events: per endpoint, the inventory and dedup rows of all their EPCs
  * are loaded once, the events are applied in order to that one in-memory state (each seeing the
- * ones before it, exactly as if stored one by one), and the changed rows are written once. Four
- * statements per endpoint, whatever the number of events, instead of four per event.
+ * ones before it, exactly as if stored one by one), and the changed rows are added to the batch
+ * once. One read per endpoint, whatever the number of events, and the writes join the batch's one send.
  */
 async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Promise<StoreOutcome[]> {
   const outcomes: StoreOutcome[] = items.map(emptyOutcome);
@@ -45,8 +45,7 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Pro
     const keys = [...new Set(reads.map((read) => dedupKey(read.epc, read.readerId, read.antenna)))];
     // Reads of one EPC may arrive through several instances at once: load-modify-store under a lock.
     await inventoryRepo.lockEpcs(tx.db, endpointId, epcs);
-    const inventory = await inventoryRepo.load(tx.db, endpointId, epcs);
-    const lastCounted = await inventoryRepo.loadDedup(tx.db, endpointId, keys);
+    const { inventory, lastCounted } = await inventoryRepo.loadState(tx.db, endpointId, epcs, keys);
     const state: DedupState = { inventory: new Map(inventory.map((row) => [row.epc, row])), lastCounted };
     const changedEpcs = new Set<string>();
     const changedKeys = new Set<string>();

@@ -1,0 +1,74 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../../server/db';
+import { WriteBatch } from '../../server/db/write-batch';
+import { inventoryRepo, type InventoryRow } from '../../server/repositories/snapshots.repo';
+import { testDatabase } from '../helpers/test-gateway';
+
+let dir: string;
+let db: Db;
+
+const entry = (n: number, overrides: Partial<InventoryRow> = {}): InventoryRow => ({
+  epc: `E${String(n).padStart(23, '0')}`,
+  epcUri: `urn:epc:raw:96.x${n}`,
+  tid: n % 2 ? `T${n}` : null,
+  readerId: "dock 'one'",
+  antenna: n % 3 ? n % 4 : null,
+  rssi: n % 5 ? -50.5 : null,
+  firstSeen: 1_700_000_000_000 + n,
+  lastSeen: 1_700_000_100_000 + n,
+  readCount: n,
+  ...overrides,
+});
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gateway-inventory-'));
+  db = await createDb(await testDatabase(dir));
+  const writes = new WriteBatch(db.knex);
+  const rows = Array.from({ length: 700 }, (_, n) => entry(n));
+  inventoryRepo.upsert(writes, 1, rows);
+  inventoryRepo.upsertDedup(
+    writes,
+    1,
+    rows.map((row, n) => [JSON.stringify([row.epc, row.readerId, row.antenna]), 1_700_000_000_000 + n]),
+  );
+  // Another endpoint's rows with the same EPCs must not leak in.
+  inventoryRepo.upsert(writes, 2, [entry(1, { readCount: 999 })]);
+  await writes.send();
+});
+
+afterAll(async () => {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const keyOf = (row: InventoryRow) => JSON.stringify([row.epc, row.readerId, row.antenna]);
+
+describe('inventoryRepo.loadState', () => {
+  it('reads inventory rows and dedup times in one go, as the separate lookups do', async () => {
+    const wanted = [entry(1), entry(2), entry(3), entry(10)];
+    const epcs = [...wanted.map((row) => row.epc), 'E-unknown'];
+    const keys = [...wanted.map(keyOf), '["E-unknown","x",1]'];
+    const state = await inventoryRepo.loadState(db.knex, 1, epcs, keys);
+    const byEpc = (rows: InventoryRow[]) => [...rows].sort((a, b) => a.epc.localeCompare(b.epc));
+    expect(byEpc(state.inventory)).toEqual(byEpc(wanted));
+    expect(byEpc(state.inventory)).toEqual(byEpc(await inventoryRepo.load(db.knex, 1, epcs)));
+    expect(state.lastCounted).toEqual(await inventoryRepo.loadDedup(db.knex, 1, keys));
+    expect(state.lastCounted.get(keyOf(entry(10)))).toBe(1_700_000_000_010);
+  });
+
+  it('handles empty lists and lists longer than one lookup takes', async () => {
+    expect(await inventoryRepo.loadState(db.knex, 1, [], [])).toEqual({ inventory: [], lastCounted: new Map() });
+    const many = Array.from({ length: 650 }, (_, n) => entry(n));
+    const state = await inventoryRepo.loadState(
+      db.knex,
+      1,
+      many.map((row) => row.epc),
+      many.map(keyOf),
+    );
+    expect(state.inventory).toHaveLength(650);
+    expect(state.lastCounted.size).toBe(650);
+  });
+});
