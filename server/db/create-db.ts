@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logger';
 import { migrationSource } from './migration-source';
+import { finalizePrepared, withSqliteConnection } from './sqlite-exec';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -113,6 +114,8 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
       await knex.migrate.rollback(migrations, true);
     },
     async close() {
+      // SQLite will not close a connection that still has prepared statements (`allPrepared`).
+      if (config.kind === 'sqlite') await withSqliteConnection(knex, finalizePrepared).catch(() => undefined);
       await knex.destroy();
     },
   };

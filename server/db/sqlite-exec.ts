@@ -6,9 +6,16 @@ interface ConnectionLender {
   releaseConnection(connection: unknown): Promise<unknown>;
 }
 
-/** The node-sqlite3 `Database` method used here. */
+/** The node-sqlite3 `Database` methods used here. */
 export interface SqliteConnection {
   exec(sql: string, callback: (error: Error | null) => void): void;
+  prepare(sql: string, callback: (error: Error | null) => void): PreparedStatement;
+}
+
+/** A node-sqlite3 `Statement`. */
+interface PreparedStatement {
+  all(params: readonly unknown[], callback: (error: Error | null, rows: unknown[]) => void): void;
+  finalize(callback: () => void): void;
 }
 
 /** Above this much SQL text a batch goes through Knex statement by statement instead. */
@@ -33,5 +40,46 @@ export async function withSqliteConnection<T>(
     return await use(connection);
   } finally {
     await lender.releaseConnection(connection);
+  }
+}
+
+/** Prepared statements kept per connection (see `allPrepared`). */
+const prepared = new WeakMap<SqliteConnection, Map<string, Promise<PreparedStatement>>>();
+
+/**
+ * Runs a fixed statement (its text does not depend on the values) with `params` and returns its
+ * rows. The statement is prepared once per connection and reused: one trip to SQLite's thread per
+ * call instead of two (prepare, then step). Kept statements must be finalized before the
+ * connection closes (`finalizePrepared`), or SQLite refuses to close it.
+ */
+export async function allPrepared<Row>(
+  connection: SqliteConnection,
+  sql: string,
+  params: readonly unknown[],
+): Promise<Row[]> {
+  let statements = prepared.get(connection);
+  if (!statements) prepared.set(connection, (statements = new Map<string, Promise<PreparedStatement>>()));
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = new Promise<PreparedStatement>((resolve, reject) => {
+      const made = connection.prepare(sql, (error) => (error ? reject(error) : resolve(made)));
+    });
+    statements.set(sql, statement);
+    // A statement that does not prepare is not kept: the next call reports its error afresh.
+    statement.catch(() => statements.delete(sql));
+  }
+  const ready = await statement;
+  return new Promise<Row[]>((resolve, reject) =>
+    ready.all(params, (error, rows) => (error ? reject(error) : resolve(rows as Row[]))),
+  );
+}
+
+/** Finalizes the statements `allPrepared` kept for this connection. */
+export async function finalizePrepared(connection: SqliteConnection): Promise<void> {
+  const statements = prepared.get(connection);
+  prepared.delete(connection);
+  for (const statement of statements?.values() ?? []) {
+    const ready = await statement.catch(() => null);
+    if (ready) await new Promise<void>((resolve) => ready.finalize(() => resolve()));
   }
 }

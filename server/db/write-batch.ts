@@ -3,25 +3,27 @@ import type { Queryable } from '../repositories/db-types';
 import { dialectOf } from '../repositories/db-types';
 import { execScript, MAX_SCRIPT_CHARS, withSqliteConnection } from './sqlite-exec';
 import { sqliteInline, sqliteValuesInsert, type OnConflict, type SqlValue } from './sqlite-literal';
+import type { SqliteScriptTransaction } from './sqlite-transaction';
 
 export type { OnConflict } from './sqlite-literal';
 
-/** A write statement as Knex builds it: a query builder or a raw statement, not yet run. */
+/** A statement as Knex builds it: a query builder or a raw statement, not yet run. */
 export type WriteQuery = Knex.QueryBuilder | Knex.Raw;
 
 /** One row to insert: column → value. */
 export type WriteRow = Record<string, SqlValue>;
 
-type Write = { query: WriteQuery } | { table: string; rows: readonly WriteRow[]; onConflict?: OnConflict };
+export type Write = { query: WriteQuery } | { table: string; rows: readonly WriteRow[]; onConflict?: OnConflict };
 
 /** Rows per INSERT when the rows go through Knex: far below PostgreSQL's bound-variable limit. */
 const KNEX_INSERT_CHUNK = 200;
 
 /**
- * The writes of one unit of group-transaction work (the side effects and rows of a flush's sync
- * events, or of the worker's batch), gathered and sent together by `send()`. Reads go through
- * `db` (the transaction) at once and see everything sent before; they do not see writes added but
- * not yet sent, so a step that must read what it wrote sends first.
+ * The reads and writes of one unit of group-transaction work (the side effects and rows of a
+ * flush's sync events, or of the worker's batch). Statements are built with `sql` and never run
+ * directly: reads go through `read` at once, writes are added and sent together by `send()`.
+ * Reads see everything sent before; they do not see writes added but not yet sent, so a step
+ * that must read what it wrote sends first.
  *
  * Why: on SQLite a statement through node-sqlite3 is two trips to the driver's thread (prepare,
  * then step), and under load each trip's callback waits behind the HTTP work on the main thread.
@@ -30,11 +32,49 @@ const KNEX_INSERT_CHUNK = 200;
  * of their own): measured on a 45-event flush, Knex's multi-row form cost 0.8 ms of main-thread
  * time to build and inline and 2.2 ms in all against 0.9 ms for the VALUES script. PostgreSQL
  * runs the same writes through Knex, one statement after another.
+ *
+ * A batch works on a Knex transaction (`new WriteBatch(trx)`), or on SQLite on a script
+ * transaction (`WriteBatch.onScript`), where `send()` only queues the writes: the transaction
+ * runs them before its next read or with its COMMIT, in the same trip.
  */
 export class WriteBatch {
   private writes: Write[] = [];
+  private script: SqliteScriptTransaction | null = null;
 
-  constructor(readonly db: Queryable) {}
+  /** Builds the statements for `read` and `add`. Never run one through it directly. */
+  readonly sql: Queryable;
+
+  constructor(db: Queryable) {
+    this.sql = db;
+  }
+
+  /** A batch on an open SQLite script transaction: reads run on it, sent writes join its next trip. */
+  static onScript(transaction: SqliteScriptTransaction): WriteBatch {
+    const batch = new WriteBatch(transaction.sql);
+    batch.script = transaction;
+    return batch;
+  }
+
+  get dialect(): 'sqlite' | 'postgres' {
+    return dialectOf(this.sql);
+  }
+
+  /**
+   * Runs a fixed SQL statement (`?` placeholders; its text must not depend on the values, so
+   * build lists with `json_each(?)` rather than one placeholder per item) and returns its rows.
+   * On a script transaction it is prepared once per connection: one trip instead of two.
+   */
+  async readSql<Row>(sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+    if (this.script) return this.script.readPrepared<Row>(sql, bindings);
+    const result = (await this.sql.raw(sql, [...bindings] as Knex.RawBinding[])) as Row[] | { rows: Row[] };
+    return Array.isArray(result) ? result : result.rows;
+  }
+
+  /** Runs a query built with `sql` and returns its rows. */
+  async read<Row>(query: WriteQuery): Promise<Row[]> {
+    if (this.script) return this.script.read<Row>(query);
+    return (await query) as Row[];
+  }
 
   /** A statement built with Knex (an UPDATE, say), run as it is. */
   add(...queries: WriteQuery[]): void {
@@ -55,16 +95,21 @@ export class WriteBatch {
     const writes = this.writes;
     this.writes = [];
     if (writes.length === 0) return;
-    const script = dialectOf(this.db) === 'sqlite' ? sqliteScript(writes) : null;
+    if (this.script) return this.script.queue(writes);
+    const script = this.dialect === 'sqlite' ? sqliteScript(writes) : null;
     if (script !== null) {
-      await withSqliteConnection(this.db, (connection) => execScript(connection, script));
+      await withSqliteConnection(this.sql, (connection) => execScript(connection, script));
       return;
     }
-    for (const write of writes) {
-      if ('query' in write) await write.query;
-      else for (const query of knexInserts(this.db, write.table, write.rows, write.onConflict)) await query;
-    }
+    for (const query of knexStatements(this.sql, writes)) await query;
   }
+}
+
+/** The writes as Knex statements, to run one by one (in order). */
+export function knexStatements(db: Queryable, writes: readonly Write[]): WriteQuery[] {
+  return writes.flatMap((write) =>
+    'query' in write ? [write.query] : knexInserts(db, write.table, write.rows, write.onConflict),
+  );
 }
 
 function knexInserts(db: Queryable, table: string, rows: readonly WriteRow[], onConflict?: OnConflict) {
@@ -85,8 +130,12 @@ function columnsOf(rows: readonly WriteRow[]): string[] {
   return [...names];
 }
 
-/** The writes as one script, or null when one cannot be made (a value without a literal, too long). */
-function sqliteScript(writes: Write[]): string | null {
+/**
+ * The writes as one script (empty for none), or null when one cannot be made (a value without a
+ * literal, too long).
+ */
+export function sqliteScript(writes: readonly Write[]): string | null {
+  if (writes.length === 0) return '';
   const statements: string[] = [];
   let length = 0;
   for (const write of writes) {

@@ -64,8 +64,8 @@ export interface EventProcessor<Prepared = unknown> {
   parseBody(raw: string): BodyParse;
   validate(json: unknown, context: ProcessContext): Validation<Prepared>;
   /**
-   * Reads through `tx.db` (the group transaction) and adds its writes to `tx`; the caller sends
-   * them. A store must not read rows it added itself (they are not sent yet).
+   * Reads through `tx.read` (inside the group transaction) and adds its writes to `tx`; the caller
+   * sends them. A store must not read rows it added itself (they are not sent yet).
    */
   store(tx: WriteBatch, prepared: Prepared, event: EventMeta, context: ProcessContext): Promise<StoreOutcome>;
   /**

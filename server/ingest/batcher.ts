@@ -1,5 +1,5 @@
-import type { Knex } from 'knex';
-import type { GroupCommit } from './group-commit';
+/** How a batcher puts a job into the group commit: `GroupCommit.run` or `GroupCommit.store`. */
+export type JobRunner<Tx> = <R>(work: (tx: Tx) => Promise<R>) => Promise<R>;
 
 /** One item's result inside a batch: a per-item refusal (a lost lease) does not fail the others. */
 export type ItemOutcome<O> = { ok: true; value: O } | { ok: false; error: unknown };
@@ -22,15 +22,15 @@ interface Entry<I, O> {
  * again in a job of its own (`many` of one item, like the single-event path was), so only a failing
  * item fails.
  */
-export class CommitBatcher<I, O> {
+export class CommitBatcher<I, O, Tx> {
   private pending: Entry<I, O>[] = [];
   private queued = false;
 
   constructor(
-    private readonly commit: GroupCommit,
+    private readonly runJob: JobRunner<Tx>,
     private readonly work: {
-      /** Does the items inside one savepoint; outcomes in item order. */
-      many: (trx: Knex.Transaction, items: I[]) => Promise<ItemOutcome<O>[]>;
+      /** Does the items inside one job (its own savepoint); outcomes in item order. */
+      many: (tx: Tx, items: I[]) => Promise<ItemOutcome<O>[]>;
       /**
        * Items per job. The rest waits for the next flush: this bounds how much one flush (and
        * so every acknowledgement riding on it) can be delayed by this kind of work.
@@ -46,8 +46,8 @@ export class CommitBatcher<I, O> {
 
   /** One item in a job of its own: `many` of one, its refusal rolling back its savepoint. */
   private one(item: I): Promise<O> {
-    return this.commit.run(async (trx) => {
-      const [outcome] = await this.work.many(trx, [item]);
+    return this.runJob(async (tx) => {
+      const [outcome] = await this.work.many(tx, [item]);
       if (!outcome?.ok) throw outcome ? outcome.error : new Error('batch returned no outcome');
       return outcome.value;
     });
@@ -78,31 +78,29 @@ export class CommitBatcher<I, O> {
       this.schedule();
       return entries;
     };
-    this.commit
-      .run((trx) => {
-        // Taken when the job runs, not when it was queued: whatever arrived meanwhile joins.
-        taken = take();
-        return this.work.many(
-          trx,
-          taken.map((entry) => entry.item),
-        );
-      })
-      .then(
-        (outcomes) => {
-          (taken ?? []).forEach((entry, i) => {
-            const outcome = outcomes[i];
-            if (outcome?.ok) entry.resolve(outcome.value);
-            else entry.reject(outcome ? outcome.error : new Error('batch returned no outcome'));
-          });
-        },
-        () => {
-          // The batch rolled back (or its transaction never ran): each item on its own.
-          for (const entry of taken ?? take())
-            this.one(entry.item).then(
-              (value) => entry.resolve(value),
-              (error: unknown) => entry.reject(error),
-            );
-        },
+    this.runJob((tx) => {
+      // Taken when the job runs, not when it was queued: whatever arrived meanwhile joins.
+      taken = take();
+      return this.work.many(
+        tx,
+        taken.map((entry) => entry.item),
       );
+    }).then(
+      (outcomes) => {
+        (taken ?? []).forEach((entry, i) => {
+          const outcome = outcomes[i];
+          if (outcome?.ok) entry.resolve(outcome.value);
+          else entry.reject(outcome ? outcome.error : new Error('batch returned no outcome'));
+        });
+      },
+      () => {
+        // The batch rolled back (or its transaction never ran): each item on its own.
+        for (const entry of taken ?? take())
+          this.one(entry.item).then(
+            (value) => entry.resolve(value),
+            (error: unknown) => entry.reject(error),
+          );
+      },
+    );
   }
 }

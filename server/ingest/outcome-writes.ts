@@ -39,16 +39,16 @@ export function setOutcomes(
   outcomes: { id: string; outcome: EventOutcome }[],
   processedAt: number,
 ): void {
-  const trx = writes.db;
+  const sql = writes.sql;
   for (let start = 0; start < outcomes.length; start += CHUNK) {
     const chunk = outcomes.slice(start, start + CHUNK);
     const cases: Record<string, Knex.Raw> = {};
     for (const field of FIELDS) {
       const bindings = chunk.flatMap(({ id, outcome }) => [id, outcome[field] ?? null]);
-      cases[field] = trx.raw(`case ?? ${chunk.map(() => 'when ? then ?').join(' ')} end`, ['id', ...bindings]);
+      cases[field] = sql.raw(`case ?? ${chunk.map(() => 'when ? then ?').join(' ')} end`, ['id', ...bindings]);
     }
     writes.add(
-      trx('events')
+      sql('events')
         .whereIn(
           'id',
           chunk.map(({ id }) => id),

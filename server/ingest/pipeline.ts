@@ -102,8 +102,8 @@ const WORKER_PACE_MS = 250;
  * has exactly one stored result whichever path, crash or retry got it there.
  */
 export class Pipeline {
-  private readonly syncBatches: CommitBatcher<SyncItem, Answer>;
-  private readonly queuedBatches: CommitBatcher<QueuedItem, Processed>;
+  private readonly syncBatches: CommitBatcher<SyncItem, Answer, WriteBatch>;
+  private readonly queuedBatches: CommitBatcher<QueuedItem, Processed, Knex.Transaction>;
   /** When a request last went to the group commit (performance.now()). */
   private foregroundAt = -Infinity;
 
@@ -112,11 +112,11 @@ export class Pipeline {
     private readonly settings: () => Settings,
     private readonly now: () => number,
   ) {
-    this.syncBatches = new CommitBatcher(commit, {
-      many: (trx, items) => this.storeNow(trx, items),
+    this.syncBatches = new CommitBatcher((work) => commit.store(work), {
+      many: (writes, items) => this.storeNow(writes, items),
       maxPerFlush: SYNC_PER_FLUSH,
     });
-    this.queuedBatches = new CommitBatcher(commit, {
+    this.queuedBatches = new CommitBatcher((work) => commit.run(work), {
       many: (trx, items) => this.storeQueued(trx, items),
       maxPerFlush: () => this.queuedBatchSize(),
       pace: () => (this.underLoad() ? WORKER_PACE_MS : 0),
@@ -168,9 +168,8 @@ export class Pipeline {
     return this.syncBatches.submit({ submission, value: validation.value, warnings: validation.warnings, context });
   }
 
-  /** Sync events of one flush: their side effects, then their rows and idempotency keys in bulk. */
-  private async storeNow(trx: Knex.Transaction, items: SyncItem[]): Promise<ItemOutcome<Answer>[]> {
-    const writes = new WriteBatch(trx);
+  /** Sync events of one flush: their side effects, then their rows and idempotency keys in bulk (sent by the group commit). */
+  private async storeNow(writes: WriteBatch, items: SyncItem[]): Promise<ItemOutcome<Answer>[]> {
     const stored = await storeEvents(
       writes,
       items.map((item) => ({ prepared: item.value, event: item.submission.meta, context: item.context })),
@@ -208,7 +207,6 @@ export class Pipeline {
     });
     eventWrites.insertMany(writes, rows);
     idempotencyRepo.insertMany(writes, keys);
-    await writes.send();
     return answers;
   }
 

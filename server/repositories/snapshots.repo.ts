@@ -1,4 +1,4 @@
-import { dialectOf, num, numOrNull, type Queryable } from './db-types';
+import { num, numOrNull, type Queryable } from './db-types';
 import type { WriteBatch } from '../db/write-batch';
 
 /** The live tag inventory and its dedup reference times (UHFTagRead), per endpoint. */
@@ -52,13 +52,6 @@ const INVENTORY_COLUMNS = [
   'read_count',
 ] as const satisfies readonly (keyof InventoryDbRow)[];
 
-async function chunked<T, R>(items: T[], run: (chunk: T[]) => Promise<R[]>): Promise<R[]> {
-  const out: R[] = [];
-  for (let start = 0; start < items.length; start += IN_CHUNK)
-    out.push(...(await run(items.slice(start, start + IN_CHUNK))));
-  return out;
-}
-
 export interface InventoryFilter {
   endpointId: number;
   epc?: string;
@@ -81,6 +74,16 @@ function lockBucket(text: string): number {
 }
 
 /** Distinguishes the gateway's advisory locks from anyone else's on the same database. */
+/** A row of `loadState`'s union: an inventory row (dedup columns NULL) or a dedup row (the others NULL). */
+type StateRow = InventoryDbRow & { dedup_key: string | null; last_counted: unknown };
+
+/** `loadState` on SQLite; bindings: endpoint id, EPCs as a JSON array, endpoint id, dedup keys as a JSON array. */
+const SQLITE_STATE_SQL =
+  `SELECT ${INVENTORY_COLUMNS.join(', ')}, NULL AS dedup_key, NULL AS last_counted FROM tag_inventory` +
+  ` WHERE endpoint_id = ? AND epc IN (SELECT value FROM json_each(?))` +
+  ` UNION ALL SELECT ${INVENTORY_COLUMNS.map((column) => `NULL AS ${column}`).join(', ')}, dedup_key, last_counted` +
+  ` FROM tag_dedup WHERE endpoint_id = ? AND dedup_key IN (SELECT value FROM json_each(?))`;
+
 const INVENTORY_LOCK_SPACE = 0x4757; // "GW"
 
 export const inventoryRepo = {
@@ -89,70 +92,59 @@ export const inventoryRepo = {
    * transaction-scoped advisory locks, taken in sorted order so two batches cannot deadlock.
    * SQLite needs none: one writer, and the group commit already runs batches one by one.
    */
-  async lockEpcs(db: Queryable, endpointId: number, epcs: string[]): Promise<void> {
-    if (dialectOf(db) !== 'postgres') return;
+  async lockEpcs(tx: WriteBatch, endpointId: number, epcs: string[]): Promise<void> {
+    if (tx.dialect !== 'postgres') return;
     const buckets = [...new Set(epcs.map((epc) => lockBucket(`${endpointId}:${epc}`)))].sort((a, b) => a - b);
-    for (const bucket of buckets) await db.raw('select pg_advisory_xact_lock(?, ?)', [INVENTORY_LOCK_SPACE, bucket]);
-  },
-
-  async load(db: Queryable, endpointId: number, epcs: string[]): Promise<InventoryRow[]> {
-    return chunked(epcs, async (chunk) =>
-      (
-        (await db('tag_inventory')
-          .where('endpoint_id', endpointId)
-          .whereIn('epc', chunk)
-          .select('*')) as InventoryDbRow[]
-      ).map(toInventory),
-    );
-  },
-
-  async loadDedup(db: Queryable, endpointId: number, keys: string[]): Promise<Map<string, number>> {
-    const rows = await chunked(
-      keys,
-      async (chunk) =>
-        await db('tag_dedup')
-          .where('endpoint_id', endpointId)
-          .whereIn('dedup_key', chunk)
-          .select<{ dedup_key: string; last_counted: unknown }[]>('dedup_key', 'last_counted'),
-    );
-    return new Map(rows.map((row) => [row.dedup_key, num(row.last_counted)]));
+    for (const bucket of buckets)
+      await tx.read(tx.sql.raw('select pg_advisory_xact_lock(?, ?)', [INVENTORY_LOCK_SPACE, bucket]));
   },
 
   /**
-   * The inventory rows of these EPCs and the dedup reference times of these keys, in ONE
-   * statement (a UNION of both lookups) where the lists are small enough: the sync path reads
-   * this in every flush, and each statement is trips to the driver it waits for.
+   * The inventory rows of these EPCs and the dedup reference times of these keys, as a UNION of
+   * both lookups: the sync path reads this in every flush, and every statement is trips to the
+   * driver it waits for. On SQLite the lists go in as JSON (`json_each`), so the statement text
+   * never changes and a script transaction reuses it prepared; on PostgreSQL up to IN_CHUNK of
+   * each list per statement.
    */
   async loadState(
-    db: Queryable,
+    tx: WriteBatch,
     endpointId: number,
     epcs: string[],
     keys: string[],
   ): Promise<{ inventory: InventoryRow[]; lastCounted: Map<string, number> }> {
-    if (epcs.length > IN_CHUNK || keys.length > IN_CHUNK) {
-      return {
-        inventory: await inventoryRepo.load(db, endpointId, epcs),
-        lastCounted: await inventoryRepo.loadDedup(db, endpointId, keys),
-      };
-    }
-    const none = (column: string) => db.raw(`NULL AS ??`, [column]);
-    const inventoryRows = db('tag_inventory')
-      .where('endpoint_id', endpointId)
-      .whereIn('epc', epcs)
-      .select(...INVENTORY_COLUMNS, none('dedup_key'), none('last_counted'));
-    const dedupRows = db('tag_dedup')
-      .where('endpoint_id', endpointId)
-      .whereIn('dedup_key', keys)
-      .select(...INVENTORY_COLUMNS.map(none), 'dedup_key', 'last_counted');
-    const rows = (await inventoryRows.unionAll(dedupRows)) as (InventoryDbRow & {
-      dedup_key: string | null;
-      last_counted: unknown;
-    })[];
     const inventory: InventoryRow[] = [];
     const lastCounted = new Map<string, number>();
-    for (const row of rows) {
-      if (row.dedup_key !== null) lastCounted.set(row.dedup_key, num(row.last_counted));
-      else inventory.push(toInventory(row));
+    const take = (rows: StateRow[]) => {
+      for (const row of rows) {
+        if (row.dedup_key !== null) lastCounted.set(row.dedup_key, num(row.last_counted));
+        else inventory.push(toInventory(row));
+      }
+    };
+    if (epcs.length === 0 && keys.length === 0) return { inventory, lastCounted };
+    if (tx.dialect === 'sqlite') {
+      take(
+        await tx.readSql<StateRow>(SQLITE_STATE_SQL, [
+          endpointId,
+          JSON.stringify(epcs),
+          endpointId,
+          JSON.stringify(keys),
+        ]),
+      );
+      return { inventory, lastCounted };
+    }
+    const none = (column: string) => tx.sql.raw(`NULL AS ??`, [column]);
+    for (let start = 0; start < Math.max(epcs.length, keys.length); start += IN_CHUNK) {
+      const inventoryRows = tx
+        .sql('tag_inventory')
+        .where('endpoint_id', endpointId)
+        .whereIn('epc', epcs.slice(start, start + IN_CHUNK))
+        .select(...INVENTORY_COLUMNS, none('dedup_key'), none('last_counted'));
+      const dedupRows = tx
+        .sql('tag_dedup')
+        .where('endpoint_id', endpointId)
+        .whereIn('dedup_key', keys.slice(start, start + IN_CHUNK))
+        .select(...INVENTORY_COLUMNS.map(none), 'dedup_key', 'last_counted');
+      take(await tx.read<StateRow>(inventoryRows.unionAll(dedupRows)));
     }
     return { inventory, lastCounted };
   },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
 import { GroupCommit } from '../../server/ingest/group-commit';
-import type { EventInsert } from '../../server/repositories/events.repo';
+import { eventWrites, type EventInsert } from '../../server/repositories/events.repo';
 import { testDatabase } from '../helpers/test-gateway';
 
 let dir: string;
@@ -125,5 +125,68 @@ describe('group commit of acknowledgements', () => {
     await Promise.all([commit.insert(row(), key(202)), commit.insert(row(), key(203))]);
     const keys = await db.knex('idempotency_keys').where({ idempotency_key: 'same-key' });
     expect(keys.map((k: { status_code: number }) => Number(k.status_code))).toEqual([202]);
+  });
+});
+
+describe('group commit of store jobs', () => {
+  const stored = async (ids: string[]) =>
+    (await db.knex('events').whereIn('id', ids).select<{ id: string }[]>('id')).map((r) => r.id).sort();
+
+  it("sends each job's writes after it returns, and a job that throws first fails alone", async () => {
+    const commit = new GroupCommit(db);
+    const [a, b, c] = [row(), row(), row()];
+    const jobs = [
+      commit.store(async (writes) => {
+        eventWrites.insertMany(writes, [a]);
+        // Not sent yet: the job's own reads do not see it.
+        const seen = await writes.read<{ id: string }>(writes.sql('events').where('id', a.id).select('id'));
+        return seen.length;
+      }),
+      commit.store((writes) => {
+        eventWrites.insertMany(writes, [b]);
+        return Promise.reject(new Error('refused'));
+      }),
+      commit.store(async (writes) => {
+        // Sent by the job before: visible to the next job's reads in the same transaction.
+        const seen = await writes.read<{ id: string }>(writes.sql('events').where('id', a.id).select('id'));
+        eventWrites.insertMany(writes, [c]);
+        return seen.length;
+      }),
+    ];
+    const outcomes = await Promise.allSettled(jobs);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual([
+      0,
+      'refused',
+      1,
+    ]);
+    expect(await stored([a.id, b.id, c.id])).toEqual([a.id, c.id].sort());
+    expect(commit.stats.jobs).toBe(2);
+  });
+
+  it('a write that fails in the database rejects that job and never stores it', async () => {
+    const commit = new GroupCommit(db);
+    const existing = row();
+    await commit.insert(existing);
+    const [a, c] = [row(), row()];
+    const outcomes = await Promise.allSettled([
+      commit.store((writes) => Promise.resolve(eventWrites.insertMany(writes, [a]))),
+      commit.store((writes) => Promise.resolve(eventWrites.insertMany(writes, [{ ...existing }]))),
+      commit.store((writes) => Promise.resolve(eventWrites.insertMany(writes, [c]))),
+    ]);
+    expect(outcomes[1]?.status).toBe('rejected');
+    if (db.kind === 'sqlite') {
+      // One script for the flush: its failure rolls the whole transaction back, and every job in
+      // it is told so (the sync batcher then retries each item on its own).
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+      expect(await stored([a.id, c.id])).toEqual([]);
+    } else {
+      // PostgreSQL runs each job under its own savepoint.
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await stored([a.id, c.id])).toEqual([a.id, c.id].sort());
+    }
+    // The connection is left clean: the next flush commits.
+    const next = row();
+    await commit.store((writes) => Promise.resolve(eventWrites.insertMany(writes, [next])));
+    expect(await stored([next.id])).toEqual([next.id]);
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
+import { inScriptTransaction } from '../../server/db/sqlite-transaction';
 import { WriteBatch } from '../../server/db/write-batch';
 import { inventoryRepo, type InventoryRow } from '../../server/repositories/snapshots.repo';
 import { testDatabase } from '../helpers/test-gateway';
@@ -46,29 +47,48 @@ afterAll(async () => {
 
 const keyOf = (row: InventoryRow) => JSON.stringify([row.epc, row.readerId, row.antenna]);
 
-describe('inventoryRepo.loadState', () => {
-  it('reads inventory rows and dedup times in one go, as the separate lookups do', async () => {
+/** loadState through a batch on a Knex connection, and on SQLite through a script transaction too. */
+const readers: [string, <T>(use: (tx: WriteBatch) => Promise<T>) => Promise<T>][] = [
+  ['a Knex batch', (use) => use(new WriteBatch(db.knex))],
+  [
+    'a script transaction (SQLite)',
+    (use) =>
+      db.kind === 'sqlite'
+        ? inScriptTransaction(db.knex, (tx) => use(WriteBatch.onScript(tx)))
+        : use(new WriteBatch(db.knex)),
+  ],
+];
+
+describe.each(readers)('inventoryRepo.loadState through %s', (_, withBatch) => {
+  it('reads the inventory rows and dedup times of the asked EPCs and keys, of that endpoint only', async () => {
     const wanted = [entry(1), entry(2), entry(3), entry(10)];
     const epcs = [...wanted.map((row) => row.epc), 'E-unknown'];
     const keys = [...wanted.map(keyOf), '["E-unknown","x",1]'];
-    const state = await inventoryRepo.loadState(db.knex, 1, epcs, keys);
+    const state = await withBatch((tx) => inventoryRepo.loadState(tx, 1, epcs, keys));
     const byEpc = (rows: InventoryRow[]) => [...rows].sort((a, b) => a.epc.localeCompare(b.epc));
     expect(byEpc(state.inventory)).toEqual(byEpc(wanted));
-    expect(byEpc(state.inventory)).toEqual(byEpc(await inventoryRepo.load(db.knex, 1, epcs)));
-    expect(state.lastCounted).toEqual(await inventoryRepo.loadDedup(db.knex, 1, keys));
+    expect(state.lastCounted).toEqual(
+      new Map(wanted.map((row, i) => [keys[i], 1_700_000_000_000 + Number(row.epc.slice(1))])),
+    );
     expect(state.lastCounted.get(keyOf(entry(10)))).toBe(1_700_000_000_010);
   });
 
-  it('handles empty lists and lists longer than one lookup takes', async () => {
-    expect(await inventoryRepo.loadState(db.knex, 1, [], [])).toEqual({ inventory: [], lastCounted: new Map() });
+  it('handles empty lists, and lists longer than one statement takes (of different lengths)', async () => {
+    expect(await withBatch((tx) => inventoryRepo.loadState(tx, 1, [], []))).toEqual({
+      inventory: [],
+      lastCounted: new Map(),
+    });
     const many = Array.from({ length: 650 }, (_, n) => entry(n));
-    const state = await inventoryRepo.loadState(
-      db.knex,
-      1,
-      many.map((row) => row.epc),
-      many.map(keyOf),
+    const state = await withBatch((tx) =>
+      inventoryRepo.loadState(
+        tx,
+        1,
+        many.map((row) => row.epc),
+        many.slice(0, 120).map(keyOf),
+      ),
     );
     expect(state.inventory).toHaveLength(650);
-    expect(state.lastCounted.size).toBe(650);
+    expect(state.inventory.find((row) => row.epc === entry(649).epc)).toEqual(entry(649));
+    expect(state.lastCounted.size).toBe(120);
   });
 });

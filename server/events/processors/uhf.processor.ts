@@ -44,8 +44,8 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Pro
     const epcs = [...new Set(reads.map((read) => read.epc))];
     const keys = [...new Set(reads.map((read) => dedupKey(read.epc, read.readerId, read.antenna)))];
     // Reads of one EPC may arrive through several instances at once: load-modify-store under a lock.
-    await inventoryRepo.lockEpcs(tx.db, endpointId, epcs);
-    const { inventory, lastCounted } = await inventoryRepo.loadState(tx.db, endpointId, epcs, keys);
+    await inventoryRepo.lockEpcs(tx, endpointId, epcs);
+    const { inventory, lastCounted } = await inventoryRepo.loadState(tx, endpointId, epcs, keys);
     const state: DedupState = { inventory: new Map(inventory.map((row) => [row.epc, row])), lastCounted };
     const changedEpcs = new Set<string>();
     const changedKeys = new Set<string>();

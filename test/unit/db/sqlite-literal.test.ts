@@ -27,6 +27,25 @@ describe('sqliteLiteral', () => {
   });
 });
 
+describe('sqliteValuesInsert', () => {
+  it('merges every inserted column but the conflict columns, which are equal already', () => {
+    const sql = sqliteValuesInsert('t', ['a', 'b', 'c'], [{ a: 1, b: 'x', c: null }], {
+      columns: ['a', 'b'],
+      then: 'merge',
+    });
+    expect(sql).toBe(
+      `INSERT INTO "t" ("a","b","c") VALUES (1,'x',NULL) ON CONFLICT ("a","b") DO UPDATE SET "c" = excluded."c"`,
+    );
+  });
+
+  it('does nothing on conflict when only conflict columns are inserted, or when told to ignore', () => {
+    const merge = sqliteValuesInsert('t', ['a'], [{ a: 1 }], { columns: ['a'], then: 'merge' });
+    expect(merge).toBe(`INSERT INTO "t" ("a") VALUES (1) ON CONFLICT ("a") DO NOTHING`);
+    const ignore = sqliteValuesInsert('t', ['a', 'b'], [{ a: 1, b: 2 }], { columns: ['a'], then: 'ignore' });
+    expect(ignore).toBe(`INSERT INTO "t" ("a","b") VALUES (1,2) ON CONFLICT ("a") DO NOTHING`);
+  });
+});
+
 describe('sqliteInline', () => {
   it('replaces placeholders in order', () => {
     expect(sqliteInline('insert into `t` (`a`, `b`) values (?, ?)', [1, "x'y"])).toBe(
