@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
 import { withSqliteConnection, type SqliteConnection } from '../../server/db/sqlite-exec';
-import { inScriptTransaction } from '../../server/db/sqlite-transaction';
+import { ConcurrentWrite, inScriptTransaction } from '../../server/db/sqlite-transaction';
 import { WriteBatch } from '../../server/db/write-batch';
 
 let dir: string;
@@ -97,6 +97,41 @@ describe('SQLite script transaction', () => {
     expect(await db.knex('st').select('k', 'v', 'b')).toEqual([{ k: 1, v: 'second', b: Buffer.from([0, 1, 2]) }]);
   });
 
+  it('refuses to write after its reads when another connection committed in between, then recovers', async () => {
+    await db.knex('st').insert({ k: 1, v: 'a' });
+    const increment = (between?: () => Promise<unknown>) =>
+      inScriptTransaction(db.knex, async (transaction) => {
+        const writes = WriteBatch.onScript(transaction);
+        const [row] = await writes.read<{ v: string }>(writes.sql('st').where({ k: 1 }).select('v'));
+        await between?.();
+        writes.add(
+          writes
+            .sql('st')
+            .where({ k: 1 })
+            .update({ v: `${row?.v ?? ''}+1` }),
+        );
+        await writes.send();
+      });
+    await increment();
+    expect(await rows()).toEqual([{ k: 1, v: 'a+1' }]);
+    // The read ran before BEGIN; a write by another connection lands before ours would.
+    const lateWrite = increment(() => other.knex('st').where({ k: 1 }).update({ v: 'elsewhere' }));
+    await expect(lateWrite).rejects.toBeInstanceOf(ConcurrentWrite);
+    expect(await rows()).toEqual([{ k: 1, v: 'elsewhere' }]);
+    await increment();
+    expect(await rows()).toEqual([{ k: 1, v: 'elsewhere+1' }]);
+  });
+
+  it('takes no write lock for a transaction that only reads', async () => {
+    await inScriptTransaction(db.knex, async (transaction) => {
+      const writes = WriteBatch.onScript(transaction);
+      await writes.read(writes.sql('st').select('k'));
+      // Another connection can write meanwhile: nothing holds the lock.
+      await other.knex('st').insert({ k: 9, v: 'other' });
+    });
+    expect(await rows()).toEqual([{ k: 9, v: 'other' }]);
+  });
+
   it('never runs a statement through its builder: that fails at once instead of waiting for the pool', async () => {
     await inScriptTransaction(db.knex, async (transaction) => {
       await expect(transaction.sql('st').select('k')).rejects.toThrow(/acquire a connection/);
@@ -108,16 +143,16 @@ describe('SQLite script transaction', () => {
     const own = await createDb({ kind: 'sqlite', filename: file }, { migrate: false });
     await own.knex.schema.createTable('p', (t) => t.integer('k'));
     await own.knex('p').insert([{ k: 1 }, { k: 2 }, { k: 3 }]);
+    const sql = 'SELECT k FROM p WHERE k IN (SELECT value FROM json_each(?)) ORDER BY k';
     let prepared = 0;
     await withSqliteConnection(own.knex, (connection: SqliteConnection) => {
       const prepare = connection.prepare.bind(connection);
-      connection.prepare = (sql, callback) => {
-        prepared += 1;
-        return prepare(sql, callback);
+      connection.prepare = (text, callback) => {
+        if (text === sql) prepared += 1;
+        return prepare(text, callback);
       };
       return Promise.resolve();
     });
-    const sql = 'SELECT k FROM p WHERE k IN (SELECT value FROM json_each(?)) ORDER BY k';
     for (const wanted of [[1, 3], [2], []]) {
       const found = await inScriptTransaction(own.knex, (transaction) =>
         WriteBatch.onScript(transaction).readSql<{ k: number }>(sql, [JSON.stringify(wanted)]),
