@@ -1,7 +1,7 @@
 /**
- * SQLite literals, for the writes that cannot afford bound parameters: the group commit's
- * acknowledgement batch (`commitAckBatch` in repositories/ack-batch.repo.ts) and the writes a
- * group transaction sends as one script (`WriteBatch` in db/write-batch.ts). Every value is
+ * SQLite literals, for the writes that cannot afford bound parameters: the writes a group
+ * transaction sends as one script (`WriteBatch` in db/write-batch.ts, `SqliteScriptTransaction`
+ * in db/sqlite-transaction.ts), acknowledgements included. Every value is
  * rendered so that it cannot end the literal it is in: numbers must be finite, strings are single-quoted with quotes doubled (SQLite
  * has no backslash escapes), and a string holding NUL, which would end the C string SQLite parses,
  * is written as hex bytes instead. Nothing else is accepted, so no input can become SQL.

@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import type { Db } from '../db';
 import { inScriptTransaction } from '../db/sqlite-transaction';
 import { WriteBatch } from '../db/write-batch';
-import { commitAckBatch } from '../repositories/ack-batch.repo';
 import { eventWrites, type EventInsert } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
 
@@ -17,11 +16,17 @@ type StoreJob = { kind: 'store'; store: (writes: WriteBatch) => Promise<unknown>
 type Job = InsertJob | WorkJob | StoreJob;
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** The event rows of insert jobs, and the idempotency keys of those that carry one. */
-const rowsOf = (inserts: InsertJob[]): { rows: EventInsert[]; keys: IdempotencyInsert[] } => ({
-  rows: inserts.map((job) => job.row),
-  keys: inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
-});
+/** Adds the event rows of insert jobs, and the idempotency keys of those that carry one. */
+function addRows(writes: WriteBatch, inserts: InsertJob[]): void {
+  eventWrites.insertMany(
+    writes,
+    inserts.map((job) => job.row),
+  );
+  idempotencyRepo.insertMany(
+    writes,
+    inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
+  );
+}
 
 /** A store job as a Knex job (PostgreSQL): the batch on the job's transaction, sent at its end. */
 const asWorkJob = (job: StoreJob): WorkJob => ({
@@ -127,21 +132,31 @@ export class GroupCommit {
     const works = batch.filter((job): job is WorkJob => job.kind === 'work');
     const stores = batch.filter((job): job is StoreJob => job.kind === 'store');
     if (this.db.kind !== 'sqlite') works.push(...stores.map(asWorkJob));
-    // On SQLite the acknowledgements commit first, in one round trip of their own: they are not
-    // held back by the statement-by-statement work (processing) that shares this flush.
     let rest = inserts;
-    try {
-      if (await this.commitInOneTrip(inserts)) {
-        this.committed(inserts.length, inserts.length);
-        for (const job of inserts) job.resolve(undefined);
-        rest = [];
-      }
-    } catch (error) {
-      for (const job of inserts) job.reject(error);
+    if (this.db.kind === 'sqlite') {
+      // The acknowledgements commit first, in one trip of their own: they are not held back by
+      // the processing that shares this flush.
+      if (inserts.length > 0) await this.commitAcknowledgements(inserts);
+      if (stores.length > 0) await this.commitScripted(stores);
       rest = [];
     }
-    if (this.db.kind === 'sqlite' && stores.length > 0) await this.commitScripted(stores);
     if (rest.length > 0 || works.length > 0) await this.commitWithKnex(rest, works);
+  }
+
+  /** Insert jobs alone on SQLite: BEGIN, their rows and COMMIT as one script (one trip). */
+  private async commitAcknowledgements(inserts: InsertJob[]): Promise<void> {
+    try {
+      await inScriptTransaction(this.db.knex, async (transaction) => {
+        const writes = WriteBatch.onScript(transaction);
+        addRows(writes, inserts);
+        await writes.send();
+      });
+    } catch (error) {
+      for (const job of inserts) job.reject(error);
+      return;
+    }
+    this.committed(inserts.length, inserts.length);
+    for (const job of inserts) job.resolve(undefined);
   }
 
   /**
@@ -173,13 +188,6 @@ export class GroupCommit {
     this.settle(jobs, outcomes, 0);
   }
 
-  /** Acknowledgements alone (the async path under load): on SQLite, one round trip for all of them. */
-  private async commitInOneTrip(inserts: InsertJob[]): Promise<boolean> {
-    if (this.db.kind !== 'sqlite' || inserts.length === 0) return false;
-    const { rows, keys } = rowsOf(inserts);
-    return commitAckBatch(this.db.knex, rows, keys);
-  }
-
   /** One transaction: the inserts, then each work job under its own savepoint. */
   private async commitWithKnex(inserts: InsertJob[], works: WorkJob[]): Promise<void> {
     const outcomes = new Map<WorkJob, Outcome>();
@@ -187,10 +195,8 @@ export class GroupCommit {
     const alone = works.length === 1 && inserts.length === 0;
     try {
       await this.db.knex.transaction(async (trx) => {
-        const { rows, keys } = rowsOf(inserts);
         const writes = new WriteBatch(trx);
-        eventWrites.insertMany(writes, rows);
-        idempotencyRepo.insertMany(writes, keys);
+        addRows(writes, inserts);
         await writes.send();
         for (const job of works) {
           try {
