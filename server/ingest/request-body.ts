@@ -12,25 +12,48 @@ export function isJsonContentType(header: string | undefined): boolean {
  * Reads the raw body up to `limit` bytes. A declared Content-Length over the limit is refused
  * before reading a byte; a chunked body is cut off the moment it crosses the limit. Either way
  * the connection is closed after the answer rather than drained.
+ *
+ * Plain 'data'/'end' listeners rather than `for await`: the stream's async iterator cost ~3% of
+ * the main thread per request under load (measured with `BENCH_PROFILE=1 npm run bench`).
  */
-export async function readBody(ctx: Context, limit: number): Promise<Buffer> {
+export function readBody(ctx: Context, limit: number): Promise<Buffer> {
   const declared = ctx.request.length;
   const tooLarge = () => {
     ctx.set('Connection', 'close');
     return new AppError('payload_too_large', `The request body exceeds ${limit} bytes`);
   };
-  if (declared !== undefined && declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      ctx.req.pause();
-      throw tooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
+  if (declared !== undefined && declared > limit) return Promise.reject(tooLarge());
+  const req = ctx.req;
+  // Events that already happened will not fire again for the listeners below.
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (req.destroyed) return Promise.reject(new Error('the request was closed before its body was read'));
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (error: Error | null) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      if (error) reject(error);
+      else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        done(tooLarge());
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => done(null);
+    const onError = (error: Error) => done(error);
+    // Closed before 'end': the client went away mid-body.
+    const onClose = () => done(new Error('the request was closed before its body was complete'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 /** A request that has (or may have) a body we will not read: close the socket after answering. */

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestGateway, type TestGateway } from '../helpers/test-gateway';
@@ -113,6 +114,33 @@ describe('body handling', () => {
     const big = await send('all', JSON.stringify({ pad: 'x'.repeat(2000) }));
     expect(big.status).toBe(413);
     expect((await json(big)).code).toBe('payload_too_large');
+    await gw.admin('PUT', '/settings', { bodyLimitBytes: 1048576 });
+  });
+
+  it('cuts off a chunked body the moment it crosses the limit (413, connection closed) and reads one within it', async () => {
+    await gw.admin('PUT', '/settings', { bodyLimitBytes: 1024 });
+    const post = (chunks: string[]) =>
+      new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
+        const req = request(`${gw.base}/plant/all`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        });
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, body }));
+        });
+        // The server may close while we are still writing: the answer is what counts.
+        req.on('error', (error) => (req.writableEnded ? undefined : reject(error)));
+        for (const chunk of chunks) req.write(chunk);
+        req.end();
+      });
+    const over = await post(['{"pad":"', 'x'.repeat(600), 'x'.repeat(600), '"}']);
+    expect(over.status).toBe(413);
+    expect(over.connection).toBe('close');
+    expect((JSON.parse(over.body) as { code: string }).code).toBe('payload_too_large');
+    const within = await post(['{"pad":"', 'x'.repeat(300), 'x'.repeat(300), '"}']);
+    expect(within.status).toBe(200);
     await gw.admin('PUT', '/settings', { bodyLimitBytes: 1048576 });
   });
 
