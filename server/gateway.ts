@@ -11,7 +11,7 @@ import { createApp } from './http/app';
 import { createLogger, type Logger } from './logger';
 import { eventsRepo } from './repositories/events.repo';
 import { dataPlane } from './ingest/data-plane';
-import { GroupCommit } from './ingest/group-commit';
+import { GroupCommit, sumStats } from './ingest/group-commit';
 import { Idempotency } from './ingest/idempotency';
 import { Pipeline } from './ingest/pipeline';
 import { LiveRoutes } from './ingest/route-table';
@@ -92,7 +92,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // Data plane: live routes, group commit, the queue and its worker.
   const routes = new LiveRoutes(db, changes);
   const commit = new GroupCommit(db);
-  const pipeline = new Pipeline(commit, () => settings.current(), now);
+  // SQLite has one writer, so every write shares one group commit. PostgreSQL runs transactions
+  // side by side: acknowledgements get a group commit of their own there, so a 202 never waits
+  // behind the worker's (or a sync request's) processing flush.
+  const acks = db.kind === 'postgres' ? new GroupCommit(db) : commit;
+  const pipeline = new Pipeline({ work: commit, acks }, () => settings.current(), now);
   const depth = new QueueDepth();
   const idempotency = new Idempotency(db, now);
   const instanceId = randomUUID();
@@ -194,7 +198,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
             queueDepth: await eventsRepo.countQueued(db.knex),
             // Group-commit counters (flushes, event rows, jobs) since start: counts only, no
             // secrets; `npm run bench` reads them to report durable events per disk flush.
-            commit: { ...commit.stats },
+            commit: acks === commit ? { ...commit.stats } : sumStats(commit.stats, acks.stats),
           },
         };
       } catch {
@@ -221,7 +225,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await housekeeping.stop();
       await feed?.stop();
       await worker.stop();
-      await commit.drain();
+      await Promise.all([commit.drain(), acks.drain()]);
       await Promise.all([directory.settle(), routes.settle()]);
       await db.close();
     },

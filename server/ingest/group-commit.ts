@@ -50,6 +50,13 @@ export interface CommitStats {
   jobs: number;
 }
 
+/** Counters of several group commits together. */
+export const sumStats = (...all: CommitStats[]): CommitStats => ({
+  flushes: all.reduce((sum, stats) => sum + stats.flushes, 0),
+  events: all.reduce((sum, stats) => sum + stats.events, 0),
+  jobs: all.reduce((sum, stats) => sum + stats.jobs, 0),
+});
+
 /**
  * Group commit: every write of the data plane (async acknowledgements, sync processing, the
  * worker's results) joins the next transaction. While one transaction is committing, new jobs

@@ -107,11 +107,19 @@ export class Pipeline {
   /** When a request last went to the group commit (performance.now()). */
   private foregroundAt = -Infinity;
 
+  private readonly acks: GroupCommit;
+
+  /**
+   * `work` takes processing (sync events, the worker's batches); `acks` the rows written as they
+   * arrive (async events, rejected sync events). They may be one and the same (SQLite).
+   */
   constructor(
-    private readonly commit: GroupCommit,
+    commits: { work: GroupCommit; acks: GroupCommit },
     private readonly settings: () => Settings,
     private readonly now: () => number,
   ) {
+    const commit = commits.work;
+    this.acks = commits.acks;
     this.syncBatches = new CommitBatcher((work) => commit.store(work), {
       many: (writes, items) => this.storeNow(writes, items),
       maxPerFlush: SYNC_PER_FLUSH,
@@ -162,7 +170,7 @@ export class Pipeline {
         errors: toJson(validation.errors),
         warnings: null,
       });
-      await this.commit.insert(row, submission.idempotency?.(answer));
+      await this.acks.insert(row, submission.idempotency?.(answer));
       return answer;
     }
     return this.syncBatches.submit({ submission, value: validation.value, warnings: validation.warnings, context });
@@ -221,7 +229,7 @@ export class Pipeline {
       errors: null,
       warnings: null,
     });
-    await this.commit.insert(row, submission.idempotency?.(answer));
+    await this.acks.insert(row, submission.idempotency?.(answer));
   }
 
   /**
