@@ -26,22 +26,27 @@ export const execScript = (connection: SqliteConnection, sql: string): Promise<v
   new Promise<void>((resolve, reject) => connection.exec(sql, (error) => (error ? reject(error) : resolve())));
 
 /**
- * Lends `use` the raw SQLite connection behind `db`: the pool's (taken from the pool for the
+ * Lends `use` the driver's raw connection behind `db`: the pool's (taken from the pool for the
  * duration) or, inside a Knex transaction, the transaction's own (Knex's transaction client hands
- * that out and its release is a no-op), so a script sent this way is part of the transaction.
+ * that out and its release is a no-op), so what is sent this way is part of the transaction.
  */
-export async function withSqliteConnection<T>(
+export async function withRawConnection<C, T>(
   db: Knex | Knex.Transaction,
-  use: (connection: SqliteConnection) => Promise<T>,
+  use: (connection: C) => Promise<T>,
 ): Promise<T> {
   const lender = db.client as ConnectionLender;
-  const connection = (await lender.acquireConnection()) as SqliteConnection;
+  const connection = (await lender.acquireConnection()) as C;
   try {
     return await use(connection);
   } finally {
     await lender.releaseConnection(connection);
   }
 }
+
+export const withSqliteConnection = <T>(
+  db: Knex | Knex.Transaction,
+  use: (connection: SqliteConnection) => Promise<T>,
+): Promise<T> => withRawConnection(db, use);
 
 /** Prepared statements kept per connection (see `allPrepared`). */
 const prepared = new WeakMap<SqliteConnection, Map<string, Promise<PreparedStatement>>>();

@@ -1,11 +1,25 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../repositories/db-types';
 import { dialectOf } from '../repositories/db-types';
-import { execScript, MAX_SCRIPT_CHARS, withSqliteConnection } from './sqlite-exec';
-import { sqliteInline, sqliteValuesInsert, type OnConflict, type SqlValue } from './sqlite-literal';
+import {
+  execScript,
+  MAX_SCRIPT_CHARS,
+  withRawConnection,
+  withSqliteConnection,
+  type SqliteConnection,
+} from './sqlite-exec';
+import {
+  inlineBindings,
+  postgresLiteral,
+  sqliteLiteral,
+  valuesInsert,
+  type Literal,
+  type OnConflict,
+  type SqlValue,
+} from './sql-literal';
 import type { SqliteScriptTransaction } from './sqlite-transaction';
 
-export type { OnConflict } from './sqlite-literal';
+export type { OnConflict } from './sql-literal';
 
 /** A statement as Knex builds it: a query builder or a raw statement, not yet run. */
 export type WriteQuery = Knex.QueryBuilder | Knex.Raw;
@@ -90,18 +104,63 @@ export class WriteBatch {
     if (rows.length > 0) this.writes.push({ table, rows, onConflict });
   }
 
-  /** Runs the writes added so far, in the order added. */
+  /**
+   * Runs the writes added so far, in the order added: inside the batch's transaction, or, for a
+   * batch on the pool, as a transaction of their own. Where every value has a literal they go as
+   * one script in one trip (PostgreSQL's simple query protocol takes several statements too);
+   * otherwise through Knex, one statement after another.
+   */
   async send(): Promise<void> {
     const writes = this.writes;
     this.writes = [];
     if (writes.length === 0) return;
     if (this.script) return this.script.queue(writes);
-    const script = this.dialect === 'sqlite' ? sqliteScript(writes) : null;
-    if (script !== null) {
-      await withSqliteConnection(this.sql, (connection) => execScript(connection, script));
-      return;
+    const alone = !(this.sql as Partial<Knex.Transaction>).isTransaction;
+    const sqlite = this.dialect === 'sqlite';
+    const script = scriptOf(writes, sqlite ? sqliteLiteral : postgresLiteral);
+    if (script !== null && sqlite) {
+      await withSqliteConnection(this.sql, (connection) =>
+        alone ? execTransaction(connection, 'BEGIN IMMEDIATE;', script) : execScript(connection, script),
+      );
+    } else if (script !== null) {
+      // Set for the transaction only: the literals rely on it (it is PostgreSQL's default anyway).
+      const head = 'SET LOCAL standard_conforming_strings = on;';
+      await withRawConnection(this.sql, (connection: PostgresConnection) =>
+        alone ? queryTransaction(connection, `BEGIN;${head}`, script) : connection.query(head + script),
+      );
+    } else if (alone) {
+      // Statements built on the pool must run on the transaction's connection, not wait for one.
+      await this.sql.transaction(async (trx) => {
+        for (const query of knexStatements(trx, writes)) await query.transacting(trx);
+      });
+    } else {
+      for (const query of knexStatements(this.sql, writes)) await query;
     }
-    for (const query of knexStatements(this.sql, writes)) await query;
+  }
+}
+
+/** The node-postgres `Client` method used here. */
+interface PostgresConnection {
+  query(text: string): Promise<unknown>;
+}
+
+/** `begin`, `script` and COMMIT in one trip; on failure, ROLLBACK before the connection goes back. */
+async function execTransaction(connection: SqliteConnection, begin: string, script: string): Promise<void> {
+  try {
+    await execScript(connection, `${begin}${script}COMMIT;`);
+  } catch (error) {
+    await execScript(connection, 'ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The same on PostgreSQL (simple query protocol: several statements, no parameters). */
+async function queryTransaction(connection: PostgresConnection, begin: string, script: string): Promise<void> {
+  try {
+    await connection.query(`${begin}${script}COMMIT;`);
+  } catch (error) {
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw error;
   }
 }
 
@@ -134,7 +193,9 @@ function columnsOf(rows: readonly WriteRow[]): string[] {
  * The writes as one script (empty for none), or null when one cannot be made (a value without a
  * literal, too long).
  */
-export function sqliteScript(writes: readonly Write[]): string | null {
+export const sqliteScript = (writes: readonly Write[]): string | null => scriptOf(writes, sqliteLiteral);
+
+function scriptOf(writes: readonly Write[], literal: Literal): string | null {
   if (writes.length === 0) return '';
   const statements: string[] = [];
   let length = 0;
@@ -144,9 +205,9 @@ export function sqliteScript(writes: readonly Write[]): string | null {
       if ('query' in write) {
         const compiled = write.query.toSQL();
         if (!compiled.sql) continue;
-        sql = sqliteInline(compiled.sql, compiled.bindings);
+        sql = inlineBindings(literal, compiled.sql, compiled.bindings);
       } else {
-        sql = sqliteValuesInsert(write.table, columnsOf(write.rows), write.rows, write.onConflict);
+        sql = valuesInsert(literal, write.table, columnsOf(write.rows), write.rows, write.onConflict);
       }
     } catch {
       return null;

@@ -139,25 +139,19 @@ export class GroupCommit {
     const works = batch.filter((job): job is WorkJob => job.kind === 'work');
     const stores = batch.filter((job): job is StoreJob => job.kind === 'store');
     if (this.db.kind !== 'sqlite') works.push(...stores.map(asWorkJob));
-    let rest = inserts;
-    if (this.db.kind === 'sqlite') {
-      // The acknowledgements commit first, in one trip of their own: they are not held back by
-      // the processing that shares this flush.
-      if (inserts.length > 0) await this.commitAcknowledgements(inserts);
-      if (stores.length > 0) await this.commitScripted(stores);
-      rest = [];
-    }
-    if (rest.length > 0 || works.length > 0) await this.commitWithKnex(rest, works);
+    // The acknowledgements commit first, in one trip of their own (one script: BEGIN, the rows,
+    // COMMIT): they are not held back by the processing that shares this flush.
+    if (inserts.length > 0) await this.commitAcknowledgements(inserts);
+    if (this.db.kind === 'sqlite' && stores.length > 0) await this.commitScripted(stores);
+    if (works.length > 0) await this.commitWithKnex(works);
   }
 
-  /** Insert jobs alone on SQLite: BEGIN, their rows and COMMIT as one script (one trip). */
+  /** Insert jobs alone, as a transaction of their own. */
   private async commitAcknowledgements(inserts: InsertJob[]): Promise<void> {
     try {
-      await inScriptTransaction(this.db.knex, async (transaction) => {
-        const writes = WriteBatch.onScript(transaction);
-        addRows(writes, inserts);
-        await writes.send();
-      });
+      const writes = new WriteBatch(this.db.knex);
+      addRows(writes, inserts);
+      await writes.send();
     } catch (error) {
       for (const job of inserts) job.reject(error);
       return;
@@ -192,19 +186,16 @@ export class GroupCommit {
       for (const job of jobs) job.reject(error);
       return;
     }
-    this.settle(jobs, outcomes, 0);
+    this.settle(jobs, outcomes);
   }
 
-  /** One transaction: the inserts, then each work job under its own savepoint. */
-  private async commitWithKnex(inserts: InsertJob[], works: WorkJob[]): Promise<void> {
+  /** One Knex transaction: each work job under its own savepoint. */
+  private async commitWithKnex(works: WorkJob[]): Promise<void> {
     const outcomes = new Map<WorkJob, Outcome>();
     // A job alone in its transaction needs no savepoint: its failure fails nobody else.
-    const alone = works.length === 1 && inserts.length === 0;
+    const alone = works.length === 1;
     try {
       await this.db.knex.transaction(async (trx) => {
-        const writes = new WriteBatch(trx);
-        addRows(writes, inserts);
-        await writes.send();
         for (const job of works) {
           try {
             const value = alone ? await job.run(trx) : await trx.transaction((savepoint) => job.run(savepoint));
@@ -217,16 +208,15 @@ export class GroupCommit {
       });
     } catch (error) {
       // The transaction did not commit: nobody in it may be told otherwise.
-      for (const job of [...inserts, ...works]) job.reject(error);
+      for (const job of works) job.reject(error);
       return;
     }
-    for (const job of inserts) job.resolve(undefined);
-    this.settle(works, outcomes, inserts.length);
+    this.settle(works, outcomes);
   }
 
   /** After a commit: counts it, then tells each job its outcome. */
-  private settle<J extends Waiter>(jobs: J[], outcomes: Map<J, Outcome>, events: number): void {
-    this.committed(events, events + jobs.filter((job) => outcomes.get(job)?.ok).length);
+  private settle<J extends Waiter>(jobs: J[], outcomes: Map<J, Outcome>): void {
+    this.committed(0, jobs.filter((job) => outcomes.get(job)?.ok).length);
     for (const job of jobs) {
       const outcome = outcomes.get(job);
       if (outcome?.ok) job.resolve(outcome.value);

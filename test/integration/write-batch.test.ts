@@ -114,10 +114,31 @@ describe('WriteBatch', () => {
   it('stores hostile text exactly', async () => {
     // PostgreSQL text cannot hold NUL at all; SQLite can, and gets it.
     const nul = db.kind === 'sqlite' ? ['nul \0 inside'] : [];
-    const hostile = ["'); DROP TABLE wb; --", ...nul, '`?` "?" \'?\'', 'ünï 🚀'];
+    const hostile = [
+      "'); DROP TABLE wb; --",
+      ...nul,
+      '`?` "?" \'?\'',
+      'ünï 🚀',
+      "back\\slash \\' still inside",
+      '$$ dollar $tag$ /* not a comment */ -- nor this',
+    ];
     const writes = new WriteBatch(db.knex);
     writes.add(db.knex('wb').insert(hostile.map((v, k) => ({ k, v }))));
+    writes.insertRows(
+      'wb',
+      hostile.map((v, k) => ({ k: 100 + k, v })),
+    );
     await writes.send();
-    expect((await rows()).map((row) => row.v)).toEqual(hostile);
+    const stored = (await rows()).map((row) => row.v);
+    expect(stored).toEqual([...hostile, ...hostile]);
+  });
+
+  it('inlines a negative number so that it cannot start a comment', async () => {
+    await db.knex('wb').insert([{ k: 1, v: 'a' }]);
+    const writes = new WriteBatch(db.knex);
+    // `k-?` with -100 must read k-(-100), not `k--100` (a comment, leaving `k`).
+    writes.add(db.knex('wb').update({ k: db.knex.raw('k-?', [-100]) }));
+    await writes.send();
+    expect(await rows()).toEqual([{ k: 101, v: 'a' }]);
   });
 });

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../../server/db';
-import { sqliteInline, sqliteLiteral, sqliteValuesInsert } from '../../../server/db/sqlite-literal';
+import { sqliteInline, sqliteLiteral, sqliteValuesInsert } from '../../../server/db/sql-literal';
 
 describe('sqliteLiteral', () => {
   it('renders numbers, booleans and missing values', () => {
     expect(sqliteLiteral(42)).toBe('42');
-    expect(sqliteLiteral(-1.5)).toBe('-1.5');
+    // Negative numbers in parentheses: `a-?` must not become the comment `a--1.5`.
+    expect(sqliteLiteral(-1.5)).toBe('(-1.5)');
     expect(sqliteLiteral(true)).toBe('1');
     expect(sqliteLiteral(false)).toBe('0');
     expect(sqliteLiteral(null)).toBe('NULL');

@@ -1,0 +1,117 @@
+/**
+ * SQL literals, for the writes that cannot afford bound parameters: the writes a group
+ * transaction sends as one script (`WriteBatch` in db/write-batch.ts, `SqliteScriptTransaction`
+ * in db/sqlite-transaction.ts), acknowledgements included, on SQLite and on PostgreSQL. Every
+ * value is rendered so that it cannot end the literal it is in: numbers must be finite (negative
+ * ones in parentheses), strings are single-quoted with quotes doubled (SQLite has no backslash
+ * escapes; PostgreSQL has none with standard_conforming_strings, which the scripts set), and a
+ * string holding NUL is written as hex bytes on SQLite (NUL would end the C string it parses) and
+ * refused on PostgreSQL (its text cannot hold NUL). Nothing else is accepted, so no input can
+ * become SQL.
+ */
+export type SqlValue = string | number | boolean | null | undefined;
+
+/** How one dialect writes a value as SQL text. */
+export type Literal = (value: SqlValue) => string;
+
+/** A finite number; a negative one in parentheses, so `a-?` cannot become the comment `a--5`. */
+function numberLiteral(value: number): string {
+  if (!Number.isFinite(value)) throw new TypeError(`cannot store ${value} in the database`);
+  return value < 0 ? `(${value})` : String(value);
+}
+
+export function sqliteLiteral(value: SqlValue): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (typeof value === 'number') return numberLiteral(value);
+  if (typeof value !== 'string') throw new TypeError(`cannot render a ${typeof value} as a SQLite literal`);
+  if (value.includes('\0')) return `CAST(X'${Buffer.from(value, 'utf8').toString('hex')}' AS TEXT)`;
+  return `'${value.includes("'") ? value.replaceAll("'", "''") : value}'`;
+}
+
+/**
+ * The same for PostgreSQL, in a script that sets `standard_conforming_strings` on (the default
+ * since 9.1), where a doubled quote is the only escape and a backslash is just a backslash.
+ * PostgreSQL text cannot hold NUL at all, so such a string is refused (bound, it is refused too).
+ */
+export function postgresLiteral(value: SqlValue): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+  if (typeof value === 'number') return numberLiteral(value);
+  if (typeof value !== 'string') throw new TypeError(`cannot render a ${typeof value} as a PostgreSQL literal`);
+  if (value.includes('\0')) throw new TypeError('PostgreSQL text cannot hold NUL');
+  return `'${value.includes("'") ? value.replaceAll("'", "''") : value}'`;
+}
+
+/** What an inserted row that collides on `columns` does: replace the stored one, or give way to it. */
+export interface OnConflict {
+  columns: readonly string[];
+  then: 'merge' | 'ignore';
+}
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/**
+ * `INSERT INTO <table> (<columns>) VALUES (…),(…) [ON CONFLICT …]` (no trailing semicolon); a
+ * column a row does not have is NULL. `merge` sets every inserted column from the new row but
+ * the conflict columns: those are equal already, and setting them would make SQLite rewrite the
+ * unique index entry of every merged row (measured: a 50-row inventory upsert 2.35 → 1.68 ms).
+ */
+export function valuesInsert<Row extends { [K in keyof Row]: SqlValue }>(
+  literal: Literal,
+  table: string,
+  columns: readonly (keyof Row & string)[],
+  rows: readonly Row[],
+  onConflict?: OnConflict,
+): string {
+  const tuples = rows.map((row) => `(${columns.map((column) => literal(row[column])).join(',')})`);
+  let sql = `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(',')}) VALUES ${tuples.join(',')}`;
+  if (onConflict) {
+    const updated = columns.filter((column) => !onConflict.columns.includes(column));
+    const action =
+      onConflict.then === 'ignore' || updated.length === 0
+        ? 'NOTHING'
+        : `UPDATE SET ${updated.map((column) => `${quoted(column)} = excluded.${quoted(column)}`).join(',')}`;
+    sql += ` ON CONFLICT (${onConflict.columns.map(quoted).join(',')}) DO ${action}`;
+  }
+  return sql;
+}
+
+export const sqliteValuesInsert = <Row extends { [K in keyof Row]: SqlValue }>(
+  table: string,
+  columns: readonly (keyof Row & string)[],
+  rows: readonly Row[],
+  onConflict?: OnConflict,
+): string => valuesInsert(sqliteLiteral, table, columns, rows, onConflict);
+
+/**
+ * A statement as Knex compiles it (`toSQL()`, `?` placeholders) with its placeholders replaced by
+ * literals. Placeholders inside quoted text ('…', "…", `…`) are left alone, as the database would.
+ * Throws when the number of placeholders and values differ, or a value has no literal form (the
+ * caller then binds instead).
+ */
+export function inlineBindings(literal: Literal, sql: string, bindings: readonly unknown[]): string {
+  const parts: string[] = [];
+  let next = 0;
+  let from = 0;
+  const special = /[?'"`]/g;
+  for (let match = special.exec(sql); match !== null; match = special.exec(sql)) {
+    const at = match.index;
+    if (match[0] !== '?') {
+      // Skip to the closing quote (a doubled quote closes and reopens: same result).
+      const close = sql.indexOf(match[0], at + 1);
+      if (close < 0) throw new TypeError('unterminated quote');
+      special.lastIndex = close + 1;
+      continue;
+    }
+    if (next >= bindings.length) throw new TypeError('more placeholders than values');
+    parts.push(sql.slice(from, at), literal(bindings[next++] as SqlValue));
+    from = at + 1;
+  }
+  if (next !== bindings.length) throw new TypeError('more values than placeholders');
+  parts.push(sql.slice(from));
+  return parts.join('');
+}
+
+export const sqliteInline = (sql: string, bindings: readonly unknown[]): string =>
+  inlineBindings(sqliteLiteral, sql, bindings);
