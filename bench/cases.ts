@@ -62,7 +62,7 @@ const delta = (before: CommitStats, after: CommitStats): CommitStats => ({
 export async function gatewayCase(
   def: CaseDef,
   admin: AdminClient,
-  context: { setup: GatewaySetup; settings: BenchSettings; serverPid: number | undefined },
+  context: { setup: GatewaySetup; settings: BenchSettings; serverPid: number | undefined; databasePid?: number },
 ): Promise<CaseReport> {
   const { settings } = context;
   const target = def.target(admin.base, context.setup);
@@ -73,7 +73,7 @@ export async function gatewayCase(
     await admin.waitForDrain();
     const warmup = settings.warmupSeconds > 0 ? await load(target, settings.warmupSeconds, settings.connections) : null;
     const before = await admin.commitStats();
-    const meter = meterCpu(context.serverPid);
+    const meter = meterCpu(context.serverPid, context.databasePid);
     const run = await load(target, settings.seconds, settings.connections);
     const cpu = meter();
     const commit = delta(before, await admin.commitStats());

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * CPU accounting for one measured run, from /proc (Linux; zeros elsewhere). On a 2-core box the
@@ -25,27 +25,53 @@ function systemBusyMs(): number {
   }
 }
 
-function processMs(pid: number): number {
+/** The fields of /proc/<pid>/stat after the command name (so index 1 is the parent's pid), or null. */
+function statFields(pid: number | string): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return null;
   }
 }
 
-/** Starts measuring; the returned function stops and gives the shares. */
-export function meterCpu(serverPid: number | undefined): () => CpuShare {
+function processMs(pid: number): number {
+  const fields = statFields(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) * TICK_MS : 0;
+}
+
+/**
+ * CPU of a process and its children, for a database server (PostgreSQL's postmaster and its
+ * backends): its own time, what its ended children used (cutime, cstime), and its live children.
+ */
+function processTreeMs(pid: number): number {
+  const own = statFields(pid);
+  if (!own) return 0;
+  let total = (Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])) * TICK_MS;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(entry);
+    if (fields && Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  }
+  return total;
+}
+
+/**
+ * Starts measuring; the returned function stops and gives the shares. A database server the
+ * gateway uses (`databasePid`, PostgreSQL) is part of the system under test: its CPU counts as
+ * the server's, not as other processes'.
+ */
+export function meterCpu(serverPid: number | undefined, databasePid?: number): () => CpuShare {
   const started = performance.now();
   const busy = systemBusyMs();
-  const server = serverPid ? processMs(serverPid) : 0;
+  const serverMs = () => (serverPid ? processMs(serverPid) : 0) + (databasePid ? processTreeMs(databasePid) : 0);
+  const server = serverMs();
   const self = process.cpuUsage();
   return () => {
     const wallMs = Math.max(1, performance.now() - started);
     const ownUse = process.cpuUsage(self);
     const loadGenerator = (ownUse.user + ownUse.system) / 1000;
-    const serverUsed = serverPid ? processMs(serverPid) - server : 0;
+    const serverUsed = serverMs() - server;
     const other = Math.max(0, systemBusyMs() - busy - serverUsed - loadGenerator);
     const percent = (ms: number) => Math.round((100 * ms) / wallMs);
     return { server: percent(serverUsed), loadGenerator: percent(loadGenerator), other: percent(other) };

@@ -123,7 +123,8 @@ export function table(cases: CaseReport[]): string {
   const legend = [
     'ev/flush: durable event rows per disk flush (group commit); 2xx/flush: answered requests per flush;',
     'drain s: time for the worker to empty the queue after the run; cpu: % of one core used by the',
-    'server process (all threads) / this load generator / every other process, during the run.',
+    'server process (all threads; with PostgreSQL, its database server too) / this load generator /',
+    'every other process, during the run.',
   ];
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), '', ...legend].join('\n');
 }

@@ -147,7 +147,7 @@ async function onPostgres(): Promise<CaseReport> {
   try {
     const databaseUrl = await createDatabase(cluster.url, 'gateway_bench');
     const report = await withGateway({ profile: false, databaseUrl }, ({ gateway, admin, setup }) =>
-      gatewayCase(def, admin, { setup, settings, serverPid: gateway.process.pid }),
+      gatewayCase(def, admin, { setup, settings, serverPid: gateway.process.pid, databasePid: cluster.pid }),
     );
     return { ...report, key: POSTGRES_KEY, label: `${def.label} (PostgreSQL)` };
   } finally {

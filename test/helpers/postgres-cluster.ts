@@ -30,6 +30,8 @@ export interface PostgresCluster {
   /** Connection URL of the `postgres` superuser database. */
   url: string;
   port: number;
+  /** The postmaster's process id while it runs (its backends are its children). */
+  readonly pid: number | undefined;
   /** Stops the server but keeps its data (a database "lost while running"). */
   pause(): Promise<void>;
   /** Starts it again on the same port and data. */
@@ -104,6 +106,9 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   return {
     url,
     port,
+    get pid() {
+      return server?.pid;
+    },
     pause: halt,
     resume: launch,
     async stop() {
