@@ -96,6 +96,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // side by side: acknowledgements get a group commit of their own there, so a 202 never waits
   // behind the worker's (or a sync request's) processing flush.
   const acks = db.kind === 'postgres' ? new GroupCommit(db) : commit;
+  const lanes = acks === commit ? [commit] : [commit, acks];
   const pipeline = new Pipeline({ work: commit, acks }, () => settings.current(), now);
   const depth = new QueueDepth();
   const idempotency = new Idempotency(db, now);
@@ -198,7 +199,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
             queueDepth: await eventsRepo.countQueued(db.knex),
             // Group-commit counters (flushes, event rows, jobs) since start: counts only, no
             // secrets; `npm run bench` reads them to report durable events per disk flush.
-            commit: acks === commit ? { ...commit.stats } : sumStats(commit.stats, acks.stats),
+            commit: sumStats(...lanes.map((lane) => lane.stats)),
           },
         };
       } catch {
@@ -225,7 +226,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await housekeeping.stop();
       await feed?.stop();
       await worker.stop();
-      await Promise.all([commit.drain(), acks.drain()]);
+      await Promise.all(lanes.map((lane) => lane.drain()));
       await Promise.all([directory.settle(), routes.settle()]);
       await db.close();
     },

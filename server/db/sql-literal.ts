@@ -77,13 +77,6 @@ export function valuesInsert<Row extends { [K in keyof Row]: SqlValue }>(
   return sql;
 }
 
-export const sqliteValuesInsert = <Row extends { [K in keyof Row]: SqlValue }>(
-  table: string,
-  columns: readonly (keyof Row & string)[],
-  rows: readonly Row[],
-  onConflict?: OnConflict,
-): string => valuesInsert(sqliteLiteral, table, columns, rows, onConflict);
-
 /**
  * A statement as Knex compiles it (`toSQL()`, `?` placeholders) with its placeholders replaced by
  * literals. Placeholders inside quoted text ('…', "…", `…`) are left alone, as the database would.
@@ -112,6 +105,3 @@ export function inlineBindings(literal: Literal, sql: string, bindings: readonly
   parts.push(sql.slice(from));
   return parts.join('');
 }
-
-export const sqliteInline = (sql: string, bindings: readonly unknown[]): string =>
-  inlineBindings(sqliteLiteral, sql, bindings);

@@ -13,21 +13,6 @@ function sqliteBuilder(): Knex {
   return builder;
 }
 
-/**
- * A write transaction on SQLite's raw connection in as few trips to the driver's thread as the
- * work allows. Writes are queued and sent as one script right before the next read, or together
- * with the COMMIT; the BEGIN IMMEDIATE rides in the first script. A flush that only writes is one
- * trip; UHFTagRead's (one prepared read, then writes) is two, where a Knex transaction took seven
- * (BEGIN and COMMIT are each a prepare and a step too) and under load every trip waits for a turn
- * of the main thread (measured: a BEGIN that takes 0.03 ms idle took 2.2 ms).
- *
- * Reads before the first write run before the BEGIN, so the script that writes must prove nothing
- * changed in between: it starts with a guard that fails (CHECK constraint) unless the
- * connection's `PRAGMA data_version` (which moves only when another connection commits) is still
- * the one confirmed before those reads. A failed guard rolls everything back, and the next
- * transaction confirms the version afresh. With this process the only writer (the normal case)
- * the guard always passes.
- */
 /** The `data_version` each connection last confirmed; see `SqliteScriptTransaction`. */
 const confirmedVersion = new WeakMap<SqliteConnection, number>();
 
@@ -47,6 +32,21 @@ export class ConcurrentWrite extends Error {
   }
 }
 
+/**
+ * A write transaction on SQLite's raw connection in as few trips to the driver's thread as the
+ * work allows. Writes are queued and sent as one script right before the next read, or together
+ * with the COMMIT; the BEGIN IMMEDIATE rides in the first script. A flush that only writes is one
+ * trip; UHFTagRead's (one prepared read, then writes) is two, where a Knex transaction took seven
+ * (BEGIN and COMMIT are each a prepare and a step too) and under load every trip waits for a turn
+ * of the main thread (measured: a BEGIN that takes 0.03 ms idle took 2.2 ms).
+ *
+ * Reads before the first write run before the BEGIN, so the script that writes must prove nothing
+ * changed in between: it starts with a guard that fails (CHECK constraint) unless the
+ * connection's `PRAGMA data_version` (which moves only when another connection commits) is still
+ * the one confirmed before those reads. A failed guard rolls everything back, and the next
+ * transaction confirms the version afresh. With this process the only writer (the normal case)
+ * the guard always passes.
+ */
 export class SqliteScriptTransaction {
   private pending: Write[] = [];
   private begun = false;

@@ -1,13 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../repositories/db-types';
 import { dialectOf } from '../repositories/db-types';
-import {
-  execScript,
-  MAX_SCRIPT_CHARS,
-  withRawConnection,
-  withSqliteConnection,
-  type SqliteConnection,
-} from './sqlite-exec';
+import { execScript, MAX_SCRIPT_CHARS, withRawConnection, withSqliteConnection } from './sqlite-exec';
 import {
   inlineBindings,
   postgresLiteral,
@@ -45,7 +39,7 @@ const KNEX_INSERT_CHUNK = 200;
  * rendered straight to `INSERT … VALUES` with literals (`sqliteLiteral`, which cannot carry SQL
  * of their own): measured on a 45-event flush, Knex's multi-row form cost 0.8 ms of main-thread
  * time to build and inline and 2.2 ms in all against 0.9 ms for the VALUES script. PostgreSQL
- * runs the same writes through Knex, one statement after another.
+ * takes the same kind of script (its own literals), in one round trip.
  *
  * A batch works on a Knex transaction (`new WriteBatch(trx)`), or on SQLite on a script
  * transaction (`WriteBatch.onScript`), where `send()` only queues the writes: the transaction
@@ -119,15 +113,17 @@ export class WriteBatch {
     const sqlite = this.dialect === 'sqlite';
     const script = scriptOf(writes, sqlite ? sqliteLiteral : postgresLiteral);
     if (script !== null && sqlite) {
-      await withSqliteConnection(this.sql, (connection) =>
-        alone ? execTransaction(connection, 'BEGIN IMMEDIATE;', script) : execScript(connection, script),
-      );
+      await withSqliteConnection(this.sql, (connection) => {
+        const run = (sql: string) => execScript(connection, sql);
+        return alone ? inOneTrip(run, 'BEGIN IMMEDIATE;', script) : run(script);
+      });
     } else if (script !== null) {
       // Set for the transaction only: the literals rely on it (it is PostgreSQL's default anyway).
       const head = 'SET LOCAL standard_conforming_strings = on;';
-      await withRawConnection(this.sql, (connection: PostgresConnection) =>
-        alone ? queryTransaction(connection, `BEGIN;${head}`, script) : connection.query(head + script),
-      );
+      await withRawConnection(this.sql, (connection: PostgresConnection) => {
+        const run = (sql: string) => connection.query(sql);
+        return alone ? inOneTrip(run, `BEGIN;${head}`, script) : run(head + script);
+      });
     } else if (alone) {
       // Statements built on the pool must run on the transaction's connection, not wait for one.
       await this.sql.transaction(async (trx) => {
@@ -144,22 +140,15 @@ interface PostgresConnection {
   query(text: string): Promise<unknown>;
 }
 
-/** `begin`, `script` and COMMIT in one trip; on failure, ROLLBACK before the connection goes back. */
-async function execTransaction(connection: SqliteConnection, begin: string, script: string): Promise<void> {
+/**
+ * `begin`, `script` and COMMIT in one trip (`run` sends text to SQLite's exec or PostgreSQL's
+ * simple query protocol); on failure, ROLLBACK before the connection goes back to the pool.
+ */
+async function inOneTrip(run: (sql: string) => Promise<unknown>, begin: string, script: string): Promise<void> {
   try {
-    await execScript(connection, `${begin}${script}COMMIT;`);
+    await run(`${begin}${script}COMMIT;`);
   } catch (error) {
-    await execScript(connection, 'ROLLBACK').catch(() => undefined);
-    throw error;
-  }
-}
-
-/** The same on PostgreSQL (simple query protocol: several statements, no parameters). */
-async function queryTransaction(connection: PostgresConnection, begin: string, script: string): Promise<void> {
-  try {
-    await connection.query(`${begin}${script}COMMIT;`);
-  } catch (error) {
-    await connection.query('ROLLBACK').catch(() => undefined);
+    await run('ROLLBACK').catch(() => undefined);
     throw error;
   }
 }

@@ -97,8 +97,8 @@ export class GroupCommit {
    * Runs `work` in the next group transaction with a `WriteBatch` to read through and add writes
    * to; its writes are sent when it returns. Resolves with its result after the commit, and only
    * its own promise rejects if it throws. On SQLite these jobs share a script transaction (see
-   * `SqliteScriptTransaction`: a flush of them is one to four trips, where `run` costs seven),
-   * on PostgreSQL they are `run` jobs.
+   * `SqliteScriptTransaction`: a flush of them is one trip plus one per read, where `run` costs
+   * seven for UHFTagRead); on PostgreSQL they are `run` jobs.
    */
   store<T>(work: (writes: WriteBatch) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {

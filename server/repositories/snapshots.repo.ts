@@ -73,7 +73,6 @@ function lockBucket(text: string): number {
   return (hash >>> 1) & 0x3fff_ffff;
 }
 
-/** Distinguishes the gateway's advisory locks from anyone else's on the same database. */
 /** A row of `loadState`'s union: an inventory row (dedup columns NULL) or a dedup row (the others NULL). */
 type StateRow = InventoryDbRow & { dedup_key: string | null; last_counted: unknown };
 
@@ -84,6 +83,7 @@ const SQLITE_STATE_SQL =
   ` UNION ALL SELECT ${INVENTORY_COLUMNS.map((column) => `NULL AS ${column}`).join(', ')}, dedup_key, last_counted` +
   ` FROM tag_dedup WHERE endpoint_id = ? AND dedup_key IN (SELECT value FROM json_each(?))`;
 
+/** Distinguishes the gateway's advisory locks from anyone else's on the same database. */
 const INVENTORY_LOCK_SPACE = 0x4757; // "GW"
 
 export const inventoryRepo = {

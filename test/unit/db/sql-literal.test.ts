@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../../server/db';
-import { sqliteInline, sqliteLiteral, sqliteValuesInsert } from '../../../server/db/sql-literal';
+import { inlineBindings, sqliteLiteral, valuesInsert } from '../../../server/db/sql-literal';
+
+const sqliteValuesInsert = valuesInsert.bind(null, sqliteLiteral);
+const sqliteInline = (sql: string, bindings: readonly unknown[]) => inlineBindings(sqliteLiteral, sql, bindings);
 
 describe('sqliteLiteral', () => {
   it('renders numbers, booleans and missing values', () => {
