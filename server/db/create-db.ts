@@ -4,7 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logger';
 import { migrationSource } from './migration-source';
-import { finalizePrepared, withSqliteConnection } from './sqlite-exec';
+import { finalizePrepared, withRawConnection, withSqliteConnection } from './sqlite-exec';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -81,13 +81,32 @@ async function migrateWaitingForLock(knex: Knex, config: Knex.MigratorConfig): P
       await knex.migrate.latest(config);
       return;
     } catch (error) {
-      // Also the race of two first starts creating Knex's own bookkeeping tables at the same time.
-      const locked =
-        error instanceof Error && /already locked|already exists|pg_type_typname_nsp_index/i.test(error.message);
+      // Also two SQLite first starts racing to create Knex's own bookkeeping tables.
+      const locked = error instanceof Error && /already locked|already exists/i.test(error.message);
       if (!locked || attempt >= 300) throw error;
       await sleep(200);
     }
   }
+}
+
+/** An advisory lock key of its own: the inventory locks use the space 0x4757 (snapshots.repo.ts). */
+const MIGRATION_LOCK_KEY = [0x474d, 0] as const; // "GM"
+
+/**
+ * Serializes migrations across instances sharing a PostgreSQL database. Knex's own lock lives in
+ * a table Knex first has to create, and two first starts creating it at once collide in the
+ * catalog (a unique violation on pg_class or pg_type, not a clean "already exists"). A session
+ * advisory lock, held on a connection of its own while Knex migrates on others, needs no table.
+ */
+async function withPostgresMigrationLock(knex: Knex, migrate: () => Promise<void>): Promise<void> {
+  await withRawConnection(knex, async (connection: { query(sql: string, values: unknown[]): Promise<unknown> }) => {
+    await connection.query('select pg_advisory_lock($1, $2)', [...MIGRATION_LOCK_KEY]);
+    try {
+      await migrate();
+    } finally {
+      await connection.query('select pg_advisory_unlock($1, $2)', [...MIGRATION_LOCK_KEY]);
+    }
+  });
 }
 
 /** Opens the database, migrates it (unless told not to), and hands back one object to close it. */
@@ -108,7 +127,8 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
     knex,
     kind: config.kind,
     async migrate() {
-      await migrateWaitingForLock(knex, migrations);
+      const migrate = () => migrateWaitingForLock(knex, migrations);
+      await (config.kind === 'postgres' ? withPostgresMigrationLock(knex, migrate) : migrate());
     },
     async rollbackAll() {
       await knex.migrate.rollback(migrations, true);

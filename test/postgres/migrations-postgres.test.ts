@@ -4,10 +4,12 @@ import { MIGRATIONS } from '../../server/db/migration-source';
 import { createDatabase } from '../helpers/postgres-cluster';
 
 describe('migrations on PostgreSQL', () => {
-  it('migrates up, down and up again, and two instances starting at once migrate once', async () => {
+  it('migrates up, down and up again, and instances starting at once migrate once', async () => {
     const url = await createDatabase(inject('postgresUrl'), `gw_migrate_${process.pid}`);
-    // Two "instances" opening the same fresh database at the same moment.
-    const [a, b] = await Promise.all([createDb({ kind: 'postgres', url }), createDb({ kind: 'postgres', url })]);
+    // Four "instances" opening the same fresh database at the same moment: without a lock they
+    // race to create Knex's bookkeeping tables and collide in the catalog.
+    const [a, ...others] = await Promise.all([1, 2, 3, 4].map(() => createDb({ kind: 'postgres', url })));
+    if (!a) throw new Error('no instance');
     try {
       const tables = async () =>
         (
@@ -42,8 +44,7 @@ describe('migrations on PostgreSQL', () => {
       const row = await a.knex('config_version').first<{ version: unknown }>('version');
       expect(typeof row?.version).toBe('number');
     } finally {
-      await a.close();
-      await b.close();
+      await Promise.all([a, ...others].map((db) => db.close()));
     }
   });
 
