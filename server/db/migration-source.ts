@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as configuration from '../../migrations/20261123070000_configuration';
 import * as events from '../../migrations/20261123070100_events';
 import * as queueOrder from '../../migrations/20261123100000_queue_order_index';
+import * as inventoryPage from '../../migrations/20261123190000_inventory_page';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261123070000_configuration', module: configuration },
   { name: '20261123070100_events', module: events },
   { name: '20261123100000_queue_order_index', module: queueOrder },
+  { name: '20261123190000_inventory_page', module: inventoryPage },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

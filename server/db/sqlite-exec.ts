@@ -9,6 +9,7 @@ interface ConnectionLender {
 /** The node-sqlite3 `Database` methods used here. */
 export interface SqliteConnection {
   exec(sql: string, callback: (error: Error | null) => void): void;
+  run(sql: string, callback: (error: Error | null) => void): void;
   prepare(sql: string, callback: (error: Error | null) => void): PreparedStatement;
 }
 

@@ -213,5 +213,5 @@ async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: s
 async function snapshot(ctx: Context, deps: DataPlaneDeps, live: LiveRoute): Promise<void> {
   const processor = PROCESSORS[live.route.eventType];
   const query = readSnapshotQuery(ctx.query, processor, live.endpoint.id);
-  ctx.body = await processor.snapshot(deps.db.knex, query);
+  ctx.body = await processor.snapshot(deps.db.reads, query);
 }

@@ -1,4 +1,5 @@
-import { num, numOrNull, type Queryable } from './db-types';
+import { dialectOf, num, numOrNull, type Queryable } from './db-types';
+import { sqliteRowsViaJson } from '../db/sqlite-json-rows';
 import type { WriteBatch } from '../db/write-batch';
 
 /** The live tag inventory and its dedup reference times (UHFTagRead), per endpoint. */
@@ -51,6 +52,12 @@ const INVENTORY_COLUMNS = [
   'last_seen',
   'read_count',
 ] as const satisfies readonly (keyof InventoryDbRow)[];
+
+/** The snapshot's order; `tag_inventory_page_idx` has exactly this order, so a page needs no sort. */
+const PAGE_ORDER = [
+  { column: 'last_seen', order: 'desc' },
+  { column: 'epc', order: 'asc' },
+] as const;
 
 export interface InventoryFilter {
   endpointId: number;
@@ -174,12 +181,9 @@ export const inventoryRepo = {
   async page(db: Queryable, filter: InventoryFilter): Promise<InventoryRow[]> {
     const query = db('tag_inventory')
       .where('endpoint_id', filter.endpointId)
-      .orderBy([
-        { column: 'last_seen', order: 'desc' },
-        { column: 'epc', order: 'asc' },
-      ])
+      .orderBy(PAGE_ORDER.map(({ column, order }) => ({ column, order })))
       .limit(filter.limit)
-      .select('*');
+      .select(...INVENTORY_COLUMNS);
     if (filter.epc !== undefined) void query.where('epc', filter.epc);
     if (filter.epcUri !== undefined) void query.where('epc_uri', filter.epcUri);
     if (filter.readerId !== undefined) void query.where('reader_id', filter.readerId);
@@ -188,13 +192,17 @@ export const inventoryRepo = {
     if (filter.to !== undefined) void query.where('last_seen', '<=', filter.to);
     const after = filter.after;
     if (after) {
-      void query.where((q) => {
-        void q.where('last_seen', '<', after.lastSeen).orWhere((same) => {
-          void same.where('last_seen', after.lastSeen).where('epc', '>', after.epc);
-        });
+      // The first condition alone is redundant, but it is a range the page index can seek to;
+      // the OR alone would have the database scan from the newest row on every later page.
+      void query.where('last_seen', '<=', after.lastSeen).where((q) => {
+        void q.where('last_seen', '<', after.lastSeen).orWhere('epc', '>', after.epc);
       });
     }
-    return ((await query) as InventoryDbRow[]).map(toInventory);
+    const rows =
+      dialectOf(db) === 'sqlite'
+        ? await sqliteRowsViaJson(db, query, { columns: INVENTORY_COLUMNS, real: ['rssi'], orderBy: PAGE_ORDER })
+        : ((await query) as InventoryDbRow[]);
+    return rows.map((row) => toInventory(row as InventoryDbRow));
   },
 };
 

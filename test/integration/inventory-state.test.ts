@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
 import { inScriptTransaction } from '../../server/db/sqlite-transaction';
 import { WriteBatch } from '../../server/db/write-batch';
-import { inventoryRepo, type InventoryRow } from '../../server/repositories/snapshots.repo';
+import { inventoryRepo, type InventoryFilter, type InventoryRow } from '../../server/repositories/snapshots.repo';
 import { testDatabase } from '../helpers/test-gateway';
 
 let dir: string;
@@ -90,5 +90,56 @@ describe.each(readers)('inventoryRepo.loadState through %s', (_, withBatch) => {
     expect(state.inventory).toHaveLength(650);
     expect(state.inventory.find((row) => row.epc === entry(649).epc)).toEqual(entry(649));
     expect(state.lastCounted.size).toBe(120);
+  });
+});
+
+describe('inventoryRepo.page', () => {
+  // Rows sharing one lastSeen (two reads of one post do), with values that test the transport:
+  // REALs needing all 17 digits, text JSON must escape, NULLs.
+  const ties = Array.from({ length: 30 }, (_, n) =>
+    entry(n, {
+      epc: `F${String(29 - n).padStart(23, '0')}`,
+      readerId: `dock "two" \\ ☃ ${n}`,
+      rssi: n % 3 === 0 ? null : -55 - 1 / 3 - n / 7,
+      lastSeen: 1_700_000_100_005,
+    }),
+  );
+  const newestFirst = (rows: InventoryRow[]) =>
+    [...rows].sort((a, b) => b.lastSeen - a.lastSeen || (a.epc < b.epc ? -1 : a.epc > b.epc ? 1 : 0));
+  let all: InventoryRow[];
+
+  beforeAll(async () => {
+    const writes = new WriteBatch(db.knex);
+    inventoryRepo.upsert(writes, 3, [...Array.from({ length: 200 }, (_, n) => entry(n)), ...ties]);
+    await writes.send();
+    all = newestFirst([...Array.from({ length: 200 }, (_, n) => entry(n)), ...ties]);
+  });
+
+  it('pages newest first, ties by EPC, with the keyset cursor, and gives every value back exactly', async () => {
+    const pages: InventoryRow[][] = [];
+    let after: { lastSeen: number; epc: string } | undefined;
+    for (;;) {
+      const page = await inventoryRepo.page(db.knex, { endpointId: 3, limit: 17, after });
+      if (page.length === 0) break;
+      pages.push(page);
+      const last = page[page.length - 1];
+      if (!last) break;
+      after = { lastSeen: last.lastSeen, epc: last.epc };
+    }
+    expect(pages.length).toBe(Math.ceil(all.length / 17));
+    expect(pages.flat()).toEqual(all);
+    expect(pages.flat().find((row) => row.epc === ties[1]?.epc)?.rssi).toBe(-55 - 1 / 3 - 1 / 7);
+  });
+
+  it('filters by reader, antenna, EPC and lastSeen bounds, and answers an empty page', async () => {
+    const page = (filter: Partial<InventoryFilter>) =>
+      inventoryRepo.page(db.knex, { endpointId: 3, limit: 500, ...filter });
+    expect(await page({ readerId: ties[4]?.readerId })).toEqual([ties[4]]);
+    expect(await page({ antenna: 2 })).toEqual(all.filter((row) => row.antenna === 2));
+    expect(await page({ epc: entry(7).epc })).toEqual([entry(7)]);
+    expect(await page({ from: entry(190).lastSeen, to: entry(195).lastSeen })).toEqual(
+      all.filter((row) => row.lastSeen >= entry(190).lastSeen && row.lastSeen <= entry(195).lastSeen),
+    );
+    expect(await page({ endpointId: 99 })).toEqual([]);
   });
 });

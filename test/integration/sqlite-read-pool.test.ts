@@ -1,0 +1,81 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../../server/db';
+import { inScriptTransaction } from '../../server/db/sqlite-transaction';
+import { WriteBatch } from '../../server/db/write-batch';
+import { inventoryRepo, type InventoryRow } from '../../server/repositories/snapshots.repo';
+
+let dir: string;
+let file: string;
+let db: Db;
+
+const row = (n: number): InventoryRow => ({
+  epc: `E${String(n).padStart(23, '0')}`,
+  epcUri: `urn:epc:raw:96.x${n}`,
+  tid: null,
+  readerId: 'dock',
+  antenna: 1,
+  rssi: -50,
+  firstSeen: 1_700_000_000_000 + n,
+  lastSeen: 1_700_000_000_000 + n,
+  readCount: 1,
+});
+
+const store = async (rows: InventoryRow[]) => {
+  const writes = new WriteBatch(db.knex);
+  inventoryRepo.upsert(writes, 1, rows);
+  await writes.send();
+};
+
+const epcs = (rows: InventoryRow[]) => rows.map((r) => r.epc);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gateway-read-pool-'));
+  file = join(dir, 'gateway.db');
+  db = await createDb({ kind: 'sqlite', filename: file });
+  await store([row(1), row(2)]);
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('SQLite read connections (Db.reads)', () => {
+  it('are connections of their own that refuse writes', async () => {
+    expect(db.reads).not.toBe(db.knex);
+    await expect(db.reads('settings').insert({ key: 'probe', value: '1' })).rejects.toThrow(/readonly|read-only/i);
+  });
+
+  it('read the last commit while the writer holds a transaction open, then see its commit', async () => {
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written = (): void => undefined;
+    const inside = new Promise<void>((resolve) => (written = resolve));
+    const transaction = inScriptTransaction(db.knex, async (tx) => {
+      const writes = WriteBatch.onScript(tx);
+      inventoryRepo.upsert(writes, 1, [row(3)]);
+      await writes.send();
+      await writes.read(writes.sql.raw('select 1')); // sends the write: BEGIN IMMEDIATE is held now
+      written();
+      await held;
+    });
+    await inside;
+    // Both read connections at once (each prepares its statement), neither waiting for the writer.
+    const [a, b] = await Promise.all([
+      inventoryRepo.page(db.reads, { endpointId: 1, limit: 10 }),
+      inventoryRepo.page(db.reads, { endpointId: 1, limit: 10, antenna: 1 }),
+    ]);
+    expect(epcs(a)).toEqual(epcs([row(2), row(1)]));
+    expect(epcs(b)).toEqual(epcs([row(2), row(1)]));
+    release();
+    await transaction;
+    expect(epcs(await inventoryRepo.page(db.reads, { endpointId: 1, limit: 10 }))).toEqual(
+      epcs([row(3), row(2), row(1)]),
+    );
+  });
+
+  it('close cleanly with their prepared statements (SQLite leaves no WAL file only then)', async () => {
+    await db.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+});
