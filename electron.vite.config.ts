@@ -12,7 +12,11 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       rollupOptions: {
-        input: { index: resolve(import.meta.dirname, 'electron/main/index.ts') },
+        // `cli` is `gateway serve` and the other commands, run by bin/gateway.js when it is current.
+        input: {
+          index: resolve(import.meta.dirname, 'electron/main/index.ts'),
+          cli: resolve(import.meta.dirname, 'server/cli.ts'),
+        },
         // Native and dialect modules stay in node_modules (unpacked from asar by electron-builder).
         external: [
           'electron',

@@ -63,7 +63,7 @@ async function startChild(name: string, args: string[], env: Record<string, stri
   };
 }
 
-/** The bare Koa server, through the same tsx loader the gateway uses. */
+/** The bare Koa server. Its TypeScript runs through tsx; its per-request code is all in node_modules, which tsx leaves as it is. */
 export function startBaseline(): Promise<Child> {
   return startChild('baseline', ['--import', 'tsx', join(ROOT, 'bench/baseline-server.ts')]);
 }

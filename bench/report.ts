@@ -69,11 +69,14 @@ export function noiseNote(cases: CaseReport[]): string {
   return worst > 15 ? `${note} — WARNING: the machine was busy; figures and ratios are not reliable` : note;
 }
 
-export function header(settings: BenchSettings): string {
+export function header(settings: BenchSettings, gatewayFromBuild: boolean): string {
   const cpu = cpus();
   return [
     `Gateway benchmark — ${new Date().toISOString()}`,
     `node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}`,
+    gatewayFromBuild
+      ? 'gateway: runs its build (out/main/cli.js), as `gateway serve` does'
+      : 'gateway: runs from source through tsx (the build is missing or out of date; `npm run build`)',
     `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured, ` +
       `${settings.repeats} runs per case, median run (by req/s) shown`,
     `CAVEAT: load generator (this process, autocannon) and server (child process) share ${cpu.length} cores;`,

@@ -11,6 +11,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isBuildCurrent } from '../scripts/build-freshness.js';
 import { createDatabase, postgresBinDir, startPostgresCluster } from '../test/helpers/postgres-cluster';
 import { baselineRun, CASES, gatewayCase } from './cases';
 import { PROFILE_DIR, ROOT, startBaseline, startGateway, type Child } from './children';
@@ -156,7 +157,7 @@ async function onPostgres(): Promise<CaseReport> {
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`${header(settings)}\n\n`);
+  process.stdout.write(`${header(settings, isBuildCurrent(ROOT, join(ROOT, 'out/main/cli.js')))}\n\n`);
   const baseline = await startBaseline();
   children.add(baseline);
   let reports: CaseReport[];

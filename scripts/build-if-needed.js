@@ -1,25 +1,16 @@
 // The `prepare` script: after `npm install`, build the desktop app and the web admin (out/) with
 // `electron-vite build` when out/renderer/index.html is missing or older than any file under
-// renderer/, electron/ or server/, so `npx gateway serve` works right away (SPEC §9). It never fails the
+// renderer/, electron/, server/ or migrations/, so `npx gateway serve` works right away (SPEC §9). It never fails the
 // install: on any problem it prints one line and exits 0, and the web admin then answers with
 // its "not built yet" page until `npm run build` succeeds.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { isBuildCurrent } from './build-freshness.js';
 
 const root = process.cwd();
 const target = join(root, 'out', 'renderer', 'index.html');
-
-/** Newest modification time of a file or of anything below a folder (0 when missing). */
-function newest(path) {
-  if (!existsSync(path)) return 0;
-  const stat = statSync(path);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  let latest = stat.mtimeMs;
-  for (const name of readdirSync(path)) latest = Math.max(latest, newest(join(path, name)));
-  return latest;
-}
 
 /** The electron-vite command-line entry, or null when dev dependencies were not installed. */
 function electronViteBin() {
@@ -37,14 +28,7 @@ function electronViteBin() {
 function main() {
   // Installed as a dependency of something else, or a trimmed checkout: nothing to build.
   if (!existsSync(join(root, 'renderer', 'index.html'))) return;
-  const builtAt = existsSync(target) ? statSync(target).mtimeMs : 0;
-  // The main bundle includes server/, so its changes count too.
-  const sourcesAt = Math.max(
-    newest(join(root, 'renderer')),
-    newest(join(root, 'electron')),
-    newest(join(root, 'server')),
-  );
-  if (builtAt >= sourcesAt) return;
+  if (isBuildCurrent(root, target)) return;
 
   const bin = electronViteBin();
   if (!bin) {

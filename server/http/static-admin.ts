@@ -1,7 +1,7 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Middleware } from 'koa';
+import { PACKAGE_ROOT } from '../package-root';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -31,7 +31,7 @@ export const ADMIN_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export const DEFAULT_RENDERER_DIR = fileURLToPath(new URL('../../out/renderer/', import.meta.url));
+export const DEFAULT_RENDERER_DIR = join(PACKAGE_ROOT, 'out', 'renderer');
 
 /**
  * Serves the built renderer under `/GWENDPOINTAPI/_admin/` (single-page app: unknown paths get
