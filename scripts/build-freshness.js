@@ -16,9 +16,12 @@ function newest(path) {
   return latest;
 }
 
-/** True when `target` (a path under out/) exists and no source under `root` changed after it was built. */
-export function isBuildCurrent(root, target) {
+/**
+ * True when `target` (a path under out/) exists and nothing in `sources` (paths relative to
+ * `root`, by default everything the full build reads) changed after it was built.
+ */
+export function isBuildCurrent(root, target, sources = SOURCES) {
   if (!existsSync(target)) return false;
   const builtAt = statSync(target).mtimeMs;
-  return SOURCES.every((source) => newest(join(root, source)) <= builtAt);
+  return sources.every((source) => newest(join(root, source)) <= builtAt);
 }

@@ -1,5 +1,5 @@
 // The `prepare` script: after `npm install`, build the desktop app and the web admin (out/) with
-// `electron-vite build` when out/renderer/index.html is missing or older than any file under
+// `electron-vite build` when one of its outputs is missing or older than any file under
 // renderer/, electron/, server/ or migrations/, so `npx gateway serve` works right away (SPEC §9). It never fails the
 // install: on any problem it prints one line and exits 0, and the web admin then answers with
 // its "not built yet" page until `npm run build` succeeds.
@@ -10,7 +10,8 @@ import { dirname, join } from 'node:path';
 import { isBuildCurrent } from './build-freshness.js';
 
 const root = process.cwd();
-const target = join(root, 'out', 'renderer', 'index.html');
+// What the build writes; the browser tests' setup may have rebuilt the renderer alone.
+const targets = ['out/main/index.js', 'out/main/cli.js', 'out/renderer/index.html'].map((path) => join(root, path));
 
 /** The electron-vite command-line entry, or null when dev dependencies were not installed. */
 function electronViteBin() {
@@ -28,7 +29,7 @@ function electronViteBin() {
 function main() {
   // Installed as a dependency of something else, or a trimmed checkout: nothing to build.
   if (!existsSync(join(root, 'renderer', 'index.html'))) return;
-  if (isBuildCurrent(root, target)) return;
+  if (targets.every((target) => isBuildCurrent(root, target))) return;
 
   const bin = electronViteBin();
   if (!bin) {
