@@ -18,7 +18,10 @@ export interface Db {
    */
   reads: Knex;
   kind: DatabaseKind;
-  /** Runs every pending migration (Knex's migration lock makes concurrent starts migrate once). */
+  /**
+   * Runs every pending migration; instances starting at once migrate once (Knex's migration lock,
+   * and on PostgreSQL an advisory lock around it).
+   */
   migrate(): Promise<void>;
   /** Rolls every migration back; used by `gateway migrate --down` and the migration test. */
   rollbackAll(): Promise<void>;
@@ -82,15 +85,16 @@ const sqliteWriterConfig = (filename: string): Knex.Config =>
  * number, never reaped when idle, because a connection with prepared statements must have them
  * finalized before it closes (`finalizePrepared`), which happens once, in `Db.close`.
  */
-function sqliteReadPool(filename: string): { reads: Knex; finalize(): Promise<void> } {
+function sqliteReadPool(filename: string, log: Knex.Config['log']): { reads: Knex; finalize(): Promise<void> } {
   const connections = new Set<SqliteConnection>();
-  const reads = knexFactory(
-    sqliteConfig(filename, {
+  const reads = knexFactory({
+    ...sqliteConfig(filename, {
       size: SQLITE_READ_CONNECTIONS,
       pragmas: [...SQLITE_PRAGMAS, 'PRAGMA query_only = ON'],
       opened: (connection) => connections.add(connection),
     }),
-  );
+    log,
+  });
   return {
     reads,
     async finalize() {
@@ -155,19 +159,20 @@ async function withPostgresMigrationLock(knex: Knex, migrate: () => Promise<void
 /** Opens the database, migrates it (unless told not to), and hands back one object to close it. */
 export async function createDb(config: DbConfig, options: { migrate?: boolean; logger?: Logger } = {}): Promise<Db> {
   const logger = options.logger;
+  // Knex's own notices (pool connection errors while the database is away) go to our log, not the console.
+  const log: Knex.Config['log'] = {
+    warn: (message: unknown) => logger?.warn('database', { message: String(message) }),
+    error: (message: unknown) => logger?.error('database', { message: String(message) }),
+    deprecate: (message: unknown) => logger?.warn('database deprecation', { message: String(message) }),
+    debug: () => undefined,
+  };
   const knex = knexFactory({
     ...(config.kind === 'sqlite' ? sqliteWriterConfig(config.filename) : postgresConfig(config.url)),
-    // Knex's own notices (pool connection errors while the database is away) go to our log, not the console.
-    log: {
-      warn: (message: unknown) => logger?.warn('database', { message: String(message) }),
-      error: (message: unknown) => logger?.error('database', { message: String(message) }),
-      deprecate: (message: unknown) => logger?.warn('database deprecation', { message: String(message) }),
-      debug: () => undefined,
-    },
+    log,
   });
   // An in-memory database exists once per connection: there it is read where it is written.
   const readPool =
-    config.kind === 'sqlite' && config.filename !== ':memory:' ? sqliteReadPool(config.filename) : undefined;
+    config.kind === 'sqlite' && config.filename !== ':memory:' ? sqliteReadPool(config.filename, log) : undefined;
   const reads = readPool?.reads ?? knex;
   const migrations: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
   const db: Db = {

@@ -181,7 +181,7 @@ export const inventoryRepo = {
   async page(db: Queryable, filter: InventoryFilter): Promise<InventoryRow[]> {
     const query = db('tag_inventory')
       .where('endpoint_id', filter.endpointId)
-      .orderBy(PAGE_ORDER.map(({ column, order }) => ({ column, order })))
+      .orderBy([...PAGE_ORDER])
       .limit(filter.limit)
       .select(...INVENTORY_COLUMNS);
     if (filter.epc !== undefined) void query.where('epc', filter.epc);
@@ -192,8 +192,8 @@ export const inventoryRepo = {
     if (filter.to !== undefined) void query.where('last_seen', '<=', filter.to);
     const after = filter.after;
     if (after) {
-      // The first condition alone is redundant, but it is a range the page index can seek to;
-      // the OR alone would have the database scan from the newest row on every later page.
+      // `last_seen <= L` says nothing the OR does not, but it is a range the page index can seek
+      // to; with the OR alone the database would scan from the newest row for every later page.
       void query.where('last_seen', '<=', after.lastSeen).where((q) => {
         void q.where('last_seen', '<', after.lastSeen).orWhere('epc', '>', after.epc);
       });
