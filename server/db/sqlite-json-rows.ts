@@ -9,34 +9,37 @@ export interface JsonRowsShape<Column extends string> {
    * every double back; these travel as 17-digit text instead and are turned into numbers here.
    */
   real?: readonly Column[];
-  /** `query`'s ORDER BY again: an aggregate's input order is otherwise unspecified. */
-  orderBy: readonly { column: Column; order: 'asc' | 'desc' }[];
+  /** The SELECT's ORDER BY again, when order matters: an aggregate's input order is otherwise unspecified. */
+  orderBy?: readonly { column: Column; order: 'asc' | 'desc' }[];
 }
 
 /**
- * Runs a SELECT of plain columns on SQLite and returns its rows, but has SQLite hand them over as
- * one JSON text (`json_group_array(json_array(…) ORDER BY …)`) built on its own thread.
- * node-sqlite3 otherwise turns every row into a JS object on the main thread, property by
- * property: for a 100-row inventory page that was most of the main thread's time per request
- * (`BENCH_PROFILE=1 npm run bench`, GET inventory), while `JSON.parse` of the same rows is a
- * fraction of it. The statement is prepared once per connection and reused.
+ * Wraps a SELECT of plain columns (`inner`) so SQLite hands its rows over as one JSON text
+ * (`json_group_array(json_array(…))`) built on its own thread: the statement returns one row,
+ * `{ rows }`, for `parseJsonRows`. node-sqlite3 otherwise turns every row into a JS object on the
+ * main thread, property by property: for a 100-row inventory page that was most of the main
+ * thread's time per request (`BENCH_PROFILE=1 npm run bench`, GET inventory), while `JSON.parse`
+ * of the same rows is a fraction of it. Same bindings as `inner`.
  */
-export async function sqliteRowsViaJson<Column extends string>(
-  db: Knex | Knex.Transaction,
-  query: Knex.QueryBuilder,
-  shape: JsonRowsShape<Column>,
-): Promise<Record<Column, unknown>[]> {
-  const real = new Set<Column>(shape.real ?? []);
+export function jsonRowsSql<Column extends string>(inner: string, shape: JsonRowsShape<Column>): string {
+  const real = new Set<string>(shape.real ?? []);
   const values = shape.columns.map((column) =>
     real.has(column) ? `iif(${quote(column)} IS NULL, NULL, printf('%!.17g', ${quote(column)}))` : quote(column),
   );
-  const order = shape.orderBy.map(({ column, order }) => `${quote(column)} ${order === 'desc' ? 'DESC' : 'ASC'}`);
-  const inner = query.toSQL().toNative();
-  const sql = `SELECT json_group_array(json_array(${values.join(', ')}) ORDER BY ${order.join(', ')}) AS rows FROM (${inner.sql})`;
-  const [result] = await withSqliteConnection(db, (connection) =>
-    allPrepared<{ rows: string }>(connection, sql, inner.bindings),
+  const order = (shape.orderBy ?? []).map(
+    ({ column, order }) => `${quote(column)} ${order === 'desc' ? 'DESC' : 'ASC'}`,
   );
-  const arrays = JSON.parse(result?.rows ?? '[]') as unknown[][];
+  const orderBy = order.length > 0 ? ` ORDER BY ${order.join(', ')}` : '';
+  return `SELECT json_group_array(json_array(${values.join(', ')})${orderBy}) AS rows FROM (${inner})`;
+}
+
+/** The rows of a `jsonRowsSql` statement's one result (`rows`), as objects keyed by column. */
+export function parseJsonRows<Column extends string>(
+  rows: string | undefined,
+  shape: JsonRowsShape<Column>,
+): Record<Column, unknown>[] {
+  const real = new Set<Column>(shape.real ?? []);
+  const arrays = JSON.parse(rows ?? '[]') as unknown[][];
   return arrays.map((array) => {
     const row = {} as Record<Column, unknown>;
     shape.columns.forEach((column, index) => {
@@ -45,6 +48,22 @@ export async function sqliteRowsViaJson<Column extends string>(
     });
     return row;
   });
+}
+
+/**
+ * Runs a Knex SELECT of plain columns on SQLite through `jsonRowsSql`, prepared once per
+ * connection and reused.
+ */
+export async function sqliteRowsViaJson<Column extends string>(
+  db: Knex | Knex.Transaction,
+  query: Knex.QueryBuilder,
+  shape: JsonRowsShape<Column>,
+): Promise<Record<Column, unknown>[]> {
+  const inner = query.toSQL().toNative();
+  const [result] = await withSqliteConnection(db, (connection) =>
+    allPrepared<{ rows: string }>(connection, jsonRowsSql(inner.sql, shape), inner.bindings),
+  );
+  return parseJsonRows(result?.rows, shape);
 }
 
 /** Column names here are the repositories' own constants; quoted so no name can be a keyword. */

@@ -1,5 +1,5 @@
 import { dialectOf, num, numOrNull, type Queryable } from './db-types';
-import { sqliteRowsViaJson } from '../db/sqlite-json-rows';
+import { jsonRowsSql, parseJsonRows, sqliteRowsViaJson, type JsonRowsShape } from '../db/sqlite-json-rows';
 import type { WriteBatch } from '../db/write-batch';
 
 /** The live tag inventory and its dedup reference times (UHFTagRead), per endpoint. */
@@ -83,12 +83,20 @@ function lockBucket(text: string): number {
 /** A row of `loadState`'s union: an inventory row (dedup columns NULL) or a dedup row (the others NULL). */
 type StateRow = InventoryDbRow & { dedup_key: string | null; last_counted: unknown };
 
+/** `loadState`'s rows on SQLite, handed over as one JSON text (see `jsonRowsSql`). */
+const STATE_SHAPE = {
+  columns: [...INVENTORY_COLUMNS, 'dedup_key', 'last_counted'],
+  real: ['rssi'],
+} as const satisfies JsonRowsShape<keyof StateRow>;
+
 /** `loadState` on SQLite; bindings: endpoint id, EPCs as a JSON array, endpoint id, dedup keys as a JSON array. */
-const SQLITE_STATE_SQL =
+const SQLITE_STATE_SQL = jsonRowsSql(
   `SELECT ${INVENTORY_COLUMNS.join(', ')}, NULL AS dedup_key, NULL AS last_counted FROM tag_inventory` +
-  ` WHERE endpoint_id = ? AND epc IN (SELECT value FROM json_each(?))` +
-  ` UNION ALL SELECT ${INVENTORY_COLUMNS.map((column) => `NULL AS ${column}`).join(', ')}, dedup_key, last_counted` +
-  ` FROM tag_dedup WHERE endpoint_id = ? AND dedup_key IN (SELECT value FROM json_each(?))`;
+    ` WHERE endpoint_id = ? AND epc IN (SELECT value FROM json_each(?))` +
+    ` UNION ALL SELECT ${INVENTORY_COLUMNS.map((column) => `NULL AS ${column}`).join(', ')}, dedup_key, last_counted` +
+    ` FROM tag_dedup WHERE endpoint_id = ? AND dedup_key IN (SELECT value FROM json_each(?))`,
+  STATE_SHAPE,
+);
 
 /** Distinguishes the gateway's advisory locks from anyone else's on the same database. */
 const INVENTORY_LOCK_SPACE = 0x4757; // "GW"
@@ -129,14 +137,13 @@ export const inventoryRepo = {
     };
     if (epcs.length === 0 && keys.length === 0) return { inventory, lastCounted };
     if (tx.dialect === 'sqlite') {
-      take(
-        await tx.readSql<StateRow>(SQLITE_STATE_SQL, [
-          endpointId,
-          JSON.stringify(epcs),
-          endpointId,
-          JSON.stringify(keys),
-        ]),
-      );
+      const [result] = await tx.readSql<{ rows: string }>(SQLITE_STATE_SQL, [
+        endpointId,
+        JSON.stringify(epcs),
+        endpointId,
+        JSON.stringify(keys),
+      ]);
+      take(parseJsonRows(result?.rows, STATE_SHAPE) as StateRow[]);
       return { inventory, lastCounted };
     }
     const none = (column: string) => tx.sql.raw(`NULL AS ??`, [column]);

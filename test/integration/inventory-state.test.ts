@@ -131,6 +131,18 @@ describe('inventoryRepo.page', () => {
     expect(pages.flat().find((row) => row.epc === ties[1]?.epc)?.rssi).toBe(-55 - 1 / 3 - 1 / 7);
   });
 
+  it.each(readers)('loadState through %s gives these rows back exactly too', async (_, withBatch) => {
+    const state = await withBatch((tx) =>
+      inventoryRepo.loadState(
+        tx,
+        3,
+        ties.map((row) => row.epc),
+        [],
+      ),
+    );
+    expect(newestFirst(state.inventory)).toEqual(newestFirst(ties));
+  });
+
   it('filters by reader, antenna, EPC and lastSeen bounds, and answers an empty page', async () => {
     const page = (filter: Partial<InventoryFilter>) =>
       inventoryRepo.page(db.knex, { endpointId: 3, limit: 500, ...filter });
