@@ -4,7 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logger';
 import { migrationSource } from './migration-source';
-import { finalizePrepared, withRawConnection, withSqliteConnection, type SqliteConnection } from './sqlite-exec';
+import { finalizePrepared, withRawConnection, type SqliteConnection } from './sqlite-exec';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -47,56 +47,43 @@ const SQLITE_PRAGMAS = [
  */
 const SQLITE_READ_CONNECTIONS = 2;
 
+/**
+ * A fixed number of SQLite connections, never reaped when idle: a connection with prepared
+ * statements (`allPrepared`) must have them finalized before it closes, or SQLite refuses to
+ * close it, so they are finalized once, in `Db.close`, before the pool is destroyed.
+ */
 interface SqlitePool {
-  size: number;
-  pragmas: readonly string[];
-  opened?: (connection: SqliteConnection) => void;
+  knex: Knex;
+  finalize(): Promise<void>;
 }
 
-function sqliteConfig(filename: string, pool: SqlitePool): Knex.Config {
+function sqlitePool(
+  filename: string,
+  options: { size: number; pragmas: readonly string[]; log: Knex.Config['log'] },
+): SqlitePool {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-  return {
+  const connections = new Set<SqliteConnection>();
+  const knex = knexFactory({
     client: 'sqlite3',
     connection: { filename },
     useNullAsDefault: true,
+    log: options.log,
     pool: {
-      min: pool.size,
-      max: pool.size,
+      min: options.size,
+      max: options.size,
       afterCreate(connection: SqliteConnection, done: (error: Error | null, connection: SqliteConnection) => void) {
-        pool.opened?.(connection);
+        connections.add(connection);
         const next = (index: number): void => {
-          const pragma = pool.pragmas[index];
+          const pragma = options.pragmas[index];
           if (pragma === undefined) return done(null, connection);
           connection.run(pragma, (error) => (error ? done(error, connection) : next(index + 1)));
         };
         next(0);
       },
     },
-  };
-}
-
-/** One connection: SQLite has one writer anyway, and group commit batches behind it. */
-const sqliteWriterConfig = (filename: string): Knex.Config =>
-  sqliteConfig(filename, { size: 1, pragmas: SQLITE_PRAGMAS });
-
-/**
- * SQLite connections for reads that need not wait for the writer (WAL lets them read the last
- * commit meanwhile): GET snapshot pages. `query_only` makes a write on them an error. A fixed
- * number, never reaped when idle, because a connection with prepared statements must have them
- * finalized before it closes (`finalizePrepared`), which happens once, in `Db.close`.
- */
-function sqliteReadPool(filename: string, log: Knex.Config['log']): { reads: Knex; finalize(): Promise<void> } {
-  const connections = new Set<SqliteConnection>();
-  const reads = knexFactory({
-    ...sqliteConfig(filename, {
-      size: SQLITE_READ_CONNECTIONS,
-      pragmas: [...SQLITE_PRAGMAS, 'PRAGMA query_only = ON'],
-      opened: (connection) => connections.add(connection),
-    }),
-    log,
   });
   return {
-    reads,
+    knex,
     async finalize() {
       for (const connection of connections) await finalizePrepared(connection);
     },
@@ -166,14 +153,27 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
     deprecate: (message: unknown) => logger?.warn('database deprecation', { message: String(message) }),
     debug: () => undefined,
   };
-  const knex = knexFactory({
-    ...(config.kind === 'sqlite' ? sqliteWriterConfig(config.filename) : postgresConfig(config.url)),
-    log,
-  });
-  // An in-memory database exists once per connection: there it is read where it is written.
+  let writer: SqlitePool | undefined;
+  let knex: Knex;
+  if (config.kind === 'sqlite') {
+    // One connection: SQLite has one writer anyway, and group commit batches behind it.
+    writer = sqlitePool(config.filename, { size: 1, pragmas: SQLITE_PRAGMAS, log });
+    knex = writer.knex;
+  } else {
+    knex = knexFactory({ ...postgresConfig(config.url), log });
+  }
+  // Reads that need not wait for the writer (GET snapshot pages): WAL lets them read the last
+  // commit meanwhile; `query_only` makes a write on them an error. An in-memory database exists
+  // once per connection, so there it is read where it is written.
   const readPool =
-    config.kind === 'sqlite' && config.filename !== ':memory:' ? sqliteReadPool(config.filename, log) : undefined;
-  const reads = readPool?.reads ?? knex;
+    config.kind === 'sqlite' && config.filename !== ':memory:'
+      ? sqlitePool(config.filename, {
+          size: SQLITE_READ_CONNECTIONS,
+          pragmas: [...SQLITE_PRAGMAS, 'PRAGMA query_only = ON'],
+          log,
+        })
+      : undefined;
+  const reads = readPool?.knex ?? knex;
   const migrations: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
   const db: Db = {
     knex,
@@ -187,12 +187,9 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
       await knex.migrate.rollback(migrations, true);
     },
     async close() {
-      // SQLite will not close a connection that still has prepared statements (`allPrepared`).
-      if (config.kind === 'sqlite') await withSqliteConnection(knex, finalizePrepared).catch(() => undefined);
-      if (readPool) {
-        await readPool.finalize();
-        await readPool.reads.destroy();
-      }
+      await readPool?.finalize();
+      await writer?.finalize();
+      await readPool?.knex.destroy();
       await knex.destroy();
     },
   };
@@ -201,7 +198,7 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
     await knex.raw('select 1');
     if (options.migrate !== false) await db.migrate();
   } catch (error) {
-    await readPool?.reads.destroy();
+    await readPool?.knex.destroy();
     await knex.destroy();
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`cannot open the ${config.kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} database: ${reason}`, {
