@@ -157,7 +157,7 @@ async function onPostgres(): Promise<CaseReport> {
 }
 
 async function main(): Promise<void> {
-  process.stdout.write(`${header(settings, isBuildCurrent(ROOT, join(ROOT, 'out/main/cli.js')))}\n\n`);
+  process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]))}\n\n`);
   const baseline = await startBaseline();
   children.add(baseline);
   let reports: CaseReport[];

@@ -11,7 +11,7 @@ import { isBuildCurrent } from '../scripts/build-freshness.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const built = new URL('../out/main/cli.js', import.meta.url);
 
-if (process.env.GATEWAY_FROM_SOURCE !== '1' && isBuildCurrent(root, fileURLToPath(built))) {
+if (process.env.GATEWAY_FROM_SOURCE !== '1' && isBuildCurrent(root, [fileURLToPath(built)])) {
   await import(built.href);
 } else {
   const { register } = await import('tsx/esm/api');

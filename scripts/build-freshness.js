@@ -17,11 +17,12 @@ function newest(path) {
 }
 
 /**
- * True when `target` (a path under out/) exists and nothing in `sources` (paths relative to
- * `root`, by default everything the full build reads) changed after it was built.
+ * True when every one of `targets` (paths under out/) exists and nothing in `sources` (paths
+ * relative to `root`, by default everything the full build reads) changed after the oldest of
+ * them was built. The sources are walked once, however many targets there are.
  */
-export function isBuildCurrent(root, target, sources = SOURCES) {
-  if (!existsSync(target)) return false;
-  const builtAt = statSync(target).mtimeMs;
+export function isBuildCurrent(root, targets, sources = SOURCES) {
+  if (!targets.every((target) => existsSync(target))) return false;
+  const builtAt = Math.min(...targets.map((target) => statSync(target).mtimeMs));
   return sources.every((source) => newest(join(root, source)) <= builtAt);
 }

@@ -29,7 +29,7 @@ function electronViteBin() {
 function main() {
   // Installed as a dependency of something else, or a trimmed checkout: nothing to build.
   if (!existsSync(join(root, 'renderer', 'index.html'))) return;
-  if (targets.every((target) => isBuildCurrent(root, target))) return;
+  if (isBuildCurrent(root, targets)) return;
 
   const bin = electronViteBin();
   if (!bin) {

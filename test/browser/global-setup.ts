@@ -12,6 +12,6 @@ const root = resolve(import.meta.dirname, '../..');
  */
 export default async function setup(): Promise<void> {
   const sources = ['renderer', 'electron.vite.config.ts', 'svelte.config.js', 'server/contract'];
-  if (isBuildCurrent(root, join(root, 'out/renderer/index.html'), sources)) return;
+  if (isBuildCurrent(root, [join(root, 'out/renderer/index.html')], sources)) return;
   await build({ ...(config.renderer as InlineConfig), configFile: false, logLevel: 'warn' });
 }

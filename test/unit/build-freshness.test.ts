@@ -20,16 +20,25 @@ describe('isBuildCurrent (bin/gateway.js runs the build only then)', () => {
     const target = join(root, 'out/main/cli.js');
     file(join(root, 'server/db/deep/a.ts'), 1_000);
     file(join(root, 'migrations/m.ts'), 1_000);
-    expect(isBuildCurrent(root, target)).toBe(false);
+    expect(isBuildCurrent(root, [target])).toBe(false);
     file(target, 2_000);
     // Folders' own times count too (a deleted file leaves only that trace).
     for (const dir of ['server/db/deep', 'server/db', 'server', 'migrations'])
       utimesSync(join(root, dir), 1_000, 1_000);
-    expect(isBuildCurrent(root, target)).toBe(true);
+    expect(isBuildCurrent(root, [target])).toBe(true);
     file(join(root, 'server/db/deep/a.ts'), 3_000);
-    expect(isBuildCurrent(root, target)).toBe(false);
+    expect(isBuildCurrent(root, [target])).toBe(false);
     file(target, 4_000);
     file(join(root, 'migrations/new.ts'), 5_000);
-    expect(isBuildCurrent(root, target)).toBe(false);
+    expect(isBuildCurrent(root, [target])).toBe(false);
+    // Several outputs: all must exist, and the oldest of them decides.
+    const second = join(root, 'out/renderer/index.html');
+    utimesSync(join(root, 'migrations'), 5_000, 5_000);
+    file(target, 6_000);
+    expect(isBuildCurrent(root, [target, second])).toBe(false);
+    file(second, 4_500);
+    expect(isBuildCurrent(root, [target, second])).toBe(false);
+    file(second, 6_000);
+    expect(isBuildCurrent(root, [target, second])).toBe(true);
   });
 });
