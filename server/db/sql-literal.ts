@@ -49,7 +49,8 @@ export interface OnConflict {
   then: 'merge' | 'ignore';
 }
 
-const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+/** A table or column name as an SQL identifier (both dialects): quoted, so no name can be a keyword. */
+export const quoteIdentifier = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
 /**
  * `INSERT INTO <table> (<columns>) VALUES (…),(…) [ON CONFLICT …]` (no trailing semicolon); a
@@ -65,14 +66,14 @@ export function valuesInsert<Row extends { [K in keyof Row]: SqlValue }>(
   onConflict?: OnConflict,
 ): string {
   const tuples = rows.map((row) => `(${columns.map((column) => literal(row[column])).join(',')})`);
-  let sql = `INSERT INTO ${quoted(table)} (${columns.map(quoted).join(',')}) VALUES ${tuples.join(',')}`;
+  let sql = `INSERT INTO ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(',')}) VALUES ${tuples.join(',')}`;
   if (onConflict) {
     const updated = columns.filter((column) => !onConflict.columns.includes(column));
     const action =
       onConflict.then === 'ignore' || updated.length === 0
         ? 'NOTHING'
-        : `UPDATE SET ${updated.map((column) => `${quoted(column)} = excluded.${quoted(column)}`).join(',')}`;
-    sql += ` ON CONFLICT (${onConflict.columns.map(quoted).join(',')}) DO ${action}`;
+        : `UPDATE SET ${updated.map((column) => `${quoteIdentifier(column)} = excluded.${quoteIdentifier(column)}`).join(',')}`;
+    sql += ` ON CONFLICT (${onConflict.columns.map(quoteIdentifier).join(',')}) DO ${action}`;
   }
   return sql;
 }

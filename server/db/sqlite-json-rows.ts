@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { quoteIdentifier } from './sql-literal';
 import { allPrepared, withSqliteConnection } from './sqlite-exec';
 
 export interface JsonRowsShape<Column extends string> {
@@ -24,13 +25,17 @@ export interface JsonRowsShape<Column extends string> {
 export function jsonRowsSql<Column extends string>(inner: string, shape: JsonRowsShape<Column>): string {
   const real = new Set<string>(shape.real ?? []);
   const values = shape.columns.map((column) =>
-    real.has(column) ? `iif(${quote(column)} IS NULL, NULL, printf('%!.17g', ${quote(column)}))` : quote(column),
+    real.has(column)
+      ? `iif(${quoteIdentifier(column)} IS NULL, NULL, printf('%!.17g', ${quoteIdentifier(column)}))`
+      : quoteIdentifier(column),
   );
-  const order = (shape.orderBy ?? []).map(
-    ({ column, order }) => `${quote(column)} ${order === 'desc' ? 'DESC' : 'ASC'}`,
-  );
-  const orderBy = order.length > 0 ? ` ORDER BY ${order.join(', ')}` : '';
-  return `SELECT json_group_array(json_array(${values.join(', ')})${orderBy}) AS rows FROM (${inner})`;
+  return `SELECT json_group_array(json_array(${values.join(', ')})${orderBySql(shape.orderBy ?? [])}) AS rows FROM (${inner})`;
+}
+
+/** An aggregate's ` ORDER BY …` (empty for no order): its input order is otherwise unspecified. */
+export function orderBySql(orderBy: readonly { column: string; order: 'asc' | 'desc' }[]): string {
+  const terms = orderBy.map(({ column, order }) => `${quoteIdentifier(column)} ${order === 'desc' ? 'DESC' : 'ASC'}`);
+  return terms.length > 0 ? ` ORDER BY ${terms.join(', ')}` : '';
 }
 
 /** The rows of a `jsonRowsSql` statement's one result (`rows`), as objects keyed by column. */
@@ -66,5 +71,3 @@ export async function sqliteRowsViaJson<Column extends string>(
   return parseJsonRows(result?.rows, shape);
 }
 
-/** Column names here are the repositories' own constants; quoted so no name can be a keyword. */
-const quote = (column: string): string => `"${column.replaceAll('"', '""')}"`;

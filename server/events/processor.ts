@@ -79,5 +79,11 @@ export interface EventProcessor<Prepared = unknown> {
   parseFilters(
     query: Record<string, string>,
   ): { ok: true; filters: Record<string, string | number> } | { ok: false; errors: FieldError[] };
-  snapshot(db: Queryable, query: SnapshotQuery): Promise<Page<unknown>>;
+  /** A page of the GET snapshot: as objects, or as the JSON text the database wrote (`SerializedPage`). */
+  snapshot(db: Queryable, query: SnapshotQuery): Promise<Page<unknown> | SerializedPage>;
+}
+
+/** A snapshot `Page` the database already wrote as the answer's JSON text: sent as is. */
+export class SerializedPage {
+  constructor(readonly json: string) {}
 }

@@ -5,7 +5,7 @@ import type { FieldError } from '../contract/errors';
 import type { Db } from '../db';
 import { isDatabaseUnavailable } from '../db/unavailable';
 import { AppError } from '../errors';
-import type { EventMeta } from '../events/processor';
+import { SerializedPage, type EventMeta } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
 import { EVENT_ID, newEventId } from '../ids';
 import type { Logger } from '../logger';
@@ -213,5 +213,9 @@ async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: s
 async function snapshot(ctx: Context, deps: DataPlaneDeps, live: LiveRoute): Promise<void> {
   const processor = PROCESSORS[live.route.eventType];
   const query = readSnapshotQuery(ctx.query, processor, live.endpoint.id);
-  ctx.body = await processor.snapshot(deps.db.reads, query);
+  const page = await processor.snapshot(deps.db.reads, query);
+  if (page instanceof SerializedPage) {
+    ctx.body = page.json;
+    ctx.type = 'application/json';
+  } else ctx.body = page;
 }

@@ -1,4 +1,6 @@
 import { dialectOf, num, numOrNull, type Queryable } from './db-types';
+import type { Knex } from 'knex';
+import { sqliteObjectsViaJson, type JsonField, type JsonObjects } from '../db/sqlite-json-objects';
 import { jsonRowsSql, parseJsonRows, sqliteRowsViaJson, type JsonRowsShape } from '../db/sqlite-json-rows';
 import type { WriteBatch } from '../db/write-batch';
 
@@ -71,6 +73,31 @@ export interface InventoryFilter {
   /** Keyset cursor: (lastSeen, epc) of the previous page's last item. */
   after?: { lastSeen: number; epc: string };
   limit: number;
+}
+
+export type InventoryColumn = (typeof INVENTORY_COLUMNS)[number];
+
+/** The page's rows, filtered and in `PAGE_ORDER`, before the SELECT list. */
+function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
+  const query = db('tag_inventory')
+    .where('endpoint_id', filter.endpointId)
+    .orderBy([...PAGE_ORDER])
+    .limit(filter.limit);
+  if (filter.epc !== undefined) void query.where('epc', filter.epc);
+  if (filter.epcUri !== undefined) void query.where('epc_uri', filter.epcUri);
+  if (filter.readerId !== undefined) void query.where('reader_id', filter.readerId);
+  if (filter.antenna !== undefined) void query.where('antenna', filter.antenna);
+  if (filter.from !== undefined) void query.where('last_seen', '>=', filter.from);
+  if (filter.to !== undefined) void query.where('last_seen', '<=', filter.to);
+  const after = filter.after;
+  if (after) {
+    // `last_seen <= L` says nothing the OR does not, but it is a range the page index can seek
+    // to; with the OR alone the database would scan from the newest row for every later page.
+    void query.where('last_seen', '<=', after.lastSeen).where((q) => {
+      void q.where('last_seen', '<', after.lastSeen).orWhere('epc', '>', after.epc);
+    });
+  }
+  return query;
 }
 
 /** FNV-1a: a stable 31-bit bucket for an advisory lock key. */
@@ -186,30 +213,25 @@ export const inventoryRepo = {
 
   /** Newest sighting first. */
   async page(db: Queryable, filter: InventoryFilter): Promise<InventoryRow[]> {
-    const query = db('tag_inventory')
-      .where('endpoint_id', filter.endpointId)
-      .orderBy([...PAGE_ORDER])
-      .limit(filter.limit)
-      .select(...INVENTORY_COLUMNS);
-    if (filter.epc !== undefined) void query.where('epc', filter.epc);
-    if (filter.epcUri !== undefined) void query.where('epc_uri', filter.epcUri);
-    if (filter.readerId !== undefined) void query.where('reader_id', filter.readerId);
-    if (filter.antenna !== undefined) void query.where('antenna', filter.antenna);
-    if (filter.from !== undefined) void query.where('last_seen', '>=', filter.from);
-    if (filter.to !== undefined) void query.where('last_seen', '<=', filter.to);
-    const after = filter.after;
-    if (after) {
-      // `last_seen <= L` says nothing the OR does not, but it is a range the page index can seek
-      // to; with the OR alone the database would scan from the newest row for every later page.
-      void query.where('last_seen', '<=', after.lastSeen).where((q) => {
-        void q.where('last_seen', '<', after.lastSeen).orWhere('epc', '>', after.epc);
-      });
-    }
+    const query = pageQuery(db, filter).select(...INVENTORY_COLUMNS);
     const rows =
       dialectOf(db) === 'sqlite'
         ? await sqliteRowsViaJson(db, query, { columns: INVENTORY_COLUMNS, real: ['rssi'], orderBy: PAGE_ORDER })
         : ((await query) as InventoryDbRow[]);
     return rows.map((row) => toInventory(row as InventoryDbRow));
+  },
+
+  /**
+   * SQLite only: the same page as `page`, written by SQLite as the answer's JSON objects
+   * (`fields` say which member each column becomes); the first `keep` rows are kept.
+   */
+  async pageJson(
+    db: Queryable,
+    filter: InventoryFilter,
+    fields: readonly JsonField<InventoryColumn>[],
+    keep: number,
+  ): Promise<JsonObjects> {
+    return sqliteObjectsViaJson(db, pageQuery(db, filter).select(...INVENTORY_COLUMNS), fields, PAGE_ORDER, keep);
   },
 };
 

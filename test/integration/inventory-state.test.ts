@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
 import { inScriptTransaction } from '../../server/db/sqlite-transaction';
 import { WriteBatch } from '../../server/db/write-batch';
+import { SerializedPage, type SnapshotQuery } from '../../server/events/processor';
+import { PROCESSORS } from '../../server/events/registry';
 import { inventoryRepo, type InventoryFilter, type InventoryRow } from '../../server/repositories/snapshots.repo';
+import { iso } from '../../server/time';
 import { testDatabase } from '../helpers/test-gateway';
 
 let dir: string;
@@ -153,5 +156,69 @@ describe('inventoryRepo.page', () => {
       all.filter((row) => row.lastSeen >= entry(190).lastSeen && row.lastSeen <= entry(195).lastSeen),
     );
     expect(await page({ endpointId: 99 })).toEqual([]);
+  });
+});
+
+describe('the UHFTagRead snapshot (GET inventory)', () => {
+  // Endpoint 3's rows from 'inventoryRepo.page' above (ties, escapes, 17-digit RSSIs, NULLs), plus
+  // text that JSON must escape in every way it can.
+  const odd = [
+    entry(500, { readerId: 'tab\there\nnew \u0001\u001f\u007f 📦 é', tid: 'T"\\/', lastSeen: 1_700_000_200_000 }),
+    entry(501, { rssi: 0, antenna: 0, readCount: 0, lastSeen: 1_700_000_200_001 }),
+  ];
+  const snapshot = async (query: Partial<SnapshotQuery>) => {
+    const page = await PROCESSORS.UHFTagRead.snapshot(db.reads, { endpointId: 4, limit: 100, filters: {}, ...query });
+    return page instanceof SerializedPage ? page.json : JSON.stringify(page);
+  };
+  const item = (row: InventoryRow) => ({
+    epc: row.epc,
+    epcUri: row.epcUri,
+    tid: row.tid,
+    readerId: row.readerId,
+    antenna: row.antenna,
+    rssi: row.rssi,
+    firstSeen: iso(row.firstSeen),
+    lastSeen: iso(row.lastSeen),
+    readCount: row.readCount,
+  });
+  let all: InventoryRow[];
+
+  beforeAll(async () => {
+    const rows = [
+      ...Array.from({ length: 60 }, (_, n) => entry(n)),
+      ...Array.from({ length: 20 }, (_, n) =>
+        entry(100 + n, { rssi: -55 - 1 / 3 - n / 7, lastSeen: 1_700_000_100_005, readerId: `dock "two" \\ ☃ ${n}` }),
+      ),
+      ...odd,
+    ];
+    const writes = new WriteBatch(db.knex);
+    inventoryRepo.upsert(writes, 4, rows);
+    await writes.send();
+    all = rows.sort((a, b) => b.lastSeen - a.lastSeen || (a.epc < b.epc ? -1 : a.epc > b.epc ? 1 : 0));
+  });
+
+  it('answers every page as exactly the JSON.stringify text of its items, and its cursor leads through all rows', async () => {
+    const items: unknown[] = [];
+    let cursor: string | undefined;
+    for (let pages = 1; ; pages++) {
+      const text = await snapshot({ limit: 7, cursor });
+      const page = JSON.parse(text) as { items: unknown[]; nextCursor: string | null };
+      // Byte for byte what JSON.stringify writes: member order, escapes, number forms.
+      expect(text).toBe(JSON.stringify(page));
+      expect(page.items).toEqual(all.slice(items.length, items.length + 7).map(item));
+      items.push(...page.items);
+      if (page.nextCursor === null) break;
+      expect(pages).toBeLessThan(20);
+      cursor = page.nextCursor;
+    }
+    expect(items).toEqual(all.map(item));
+  });
+
+  it('a page that holds exactly the last rows has no next cursor, and an empty one is empty', async () => {
+    expect(JSON.parse(await snapshot({ limit: all.length }))).toEqual({ items: all.map(item), nextCursor: null });
+    expect(await snapshot({ endpointId: 99 })).toBe('{"items":[],"nextCursor":null}');
+    expect(await snapshot({ filters: { readerId: odd[0]?.readerId ?? '' } })).toBe(
+      JSON.stringify({ items: [item(odd[0])], nextCursor: null }),
+    );
   });
 });

@@ -1,9 +1,11 @@
 import type { FieldError } from '../../contract/errors';
 import type { WriteBatch } from '../../db/write-batch';
-import { inventoryRepo } from '../../repositories/snapshots.repo';
+import type { JsonField } from '../../db/sqlite-json-objects';
+import { dialectOf } from '../../repositories/db-types';
+import { inventoryRepo, type InventoryColumn, type InventoryRow } from '../../repositories/snapshots.repo';
 import { iso } from '../../time';
 import { parseConcatenatedJson } from '../json-body';
-import type { EventProcessor, StoreItem, StoreOutcome } from '../processor';
+import { SerializedPage, type EventProcessor, type StoreItem, type StoreOutcome } from '../processor';
 import { applyTagReads, dedupKey, normalizeEpcFilter, normalizeTagReads, type DedupState, type TagRead } from '../uhf';
 import { parseInstant } from './snapshot-support';
 
@@ -20,6 +22,31 @@ function decodeCursor(cursor: string | undefined): { lastSeen: number; epc: stri
     // an unreadable cursor starts from the top, like none
   }
   return undefined;
+}
+
+/**
+ * The snapshot's item (SPEC §10), member by member in the answer's order: SQLite writes it from
+ * this list (`inventoryRepo.pageJson`), PostgreSQL's rows are mapped with it (`inventoryItem`).
+ */
+const INVENTORY_ITEM: readonly (JsonField<InventoryColumn> & { key: keyof InventoryRow })[] = [
+  { key: 'epc', column: 'epc', kind: 'text' },
+  { key: 'epcUri', column: 'epc_uri', kind: 'text' },
+  { key: 'tid', column: 'tid', kind: 'text' },
+  { key: 'readerId', column: 'reader_id', kind: 'text' },
+  { key: 'antenna', column: 'antenna', kind: 'integer' },
+  { key: 'rssi', column: 'rssi', kind: 'real' },
+  { key: 'firstSeen', column: 'first_seen', kind: 'instant' },
+  { key: 'lastSeen', column: 'last_seen', kind: 'instant' },
+  { key: 'readCount', column: 'read_count', kind: 'integer' },
+];
+
+function inventoryItem(row: InventoryRow): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  for (const { key, kind } of INVENTORY_ITEM) {
+    const value = row[key];
+    item[key] = kind === 'instant' && typeof value === 'number' ? iso(value) : value;
+  }
+  return item;
 }
 
 const emptyOutcome = (): StoreOutcome => ({ result: { reads: 0, uniqueEpcs: 0, duplicatesSuppressed: 0 }, data: null });
@@ -118,7 +145,7 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
     const lowers = [query.since, typeof f.seenSince === 'number' ? f.seenSince : undefined].filter(
       (v): v is number => v !== undefined,
     );
-    const rows = await inventoryRepo.page(db, {
+    const filter = {
       endpointId: query.endpointId,
       epc: typeof f.epc === 'string' ? f.epc : undefined,
       epcUri: typeof f.epcUri === 'string' ? f.epcUri : undefined,
@@ -127,22 +154,20 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
       from: lowers.length > 0 ? Math.max(...lowers) : undefined,
       to: query.until,
       after: decodeCursor(query.cursor),
+      // One more than shown tells whether a next page exists.
       limit: query.limit + 1,
-    });
+    };
+    if (dialectOf(db) === 'sqlite') {
+      // SQLite writes the items' JSON itself: no row objects on the main thread (see `jsonObjectsSql`).
+      const { json, last, more } = await inventoryRepo.pageJson(db, filter, INVENTORY_ITEM, query.limit);
+      const nextCursor = more && last ? encodeCursor(Date.parse(String(last.lastSeen)), String(last.epc)) : null;
+      return new SerializedPage(`{"items":${json},"nextCursor":${JSON.stringify(nextCursor)}}`);
+    }
+    const rows = await inventoryRepo.page(db, filter);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     return {
-      items: page.map((row) => ({
-        epc: row.epc,
-        epcUri: row.epcUri,
-        tid: row.tid,
-        readerId: row.readerId,
-        antenna: row.antenna,
-        rssi: row.rssi,
-        firstSeen: iso(row.firstSeen),
-        lastSeen: iso(row.lastSeen),
-        readCount: row.readCount,
-      })),
+      items: page.map(inventoryItem),
       nextCursor: rows.length > query.limit && last ? encodeCursor(last.lastSeen, last.epc) : null,
     };
   },
