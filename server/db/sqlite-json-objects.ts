@@ -29,7 +29,7 @@ const REAL_MARK = 'r';
 /**
  * A REAL as the shortest text that gives the same double back, as `JSON.stringify` writes it.
  * SQLite writes it when 15 significant digits round-trip and the value is where both write plain
- * decimals (the usual case: a reader's RSSI has a few digits); `%g` drops trailing zeros, and no
+ * decimals (the usual case: a reader's RSSI has a few digits, if any); `%g` drops trailing zeros, and no
  * two 15-digit texts can round-trip to one double, so that text is JS's. The rest is left to JS:
  * with 16 digits two texts can (a tie: SQLite rounds half up, JS to even), SQLite's 17th digit can
  * differ from the correctly rounded one, and it writes exponents where JS does not (`1e-05`, JS
@@ -38,7 +38,11 @@ const REAL_MARK = 'r';
 const realSql = (c: string) => {
   const fifteen = `printf('%.15g', ${c})`;
   return (
-    `CASE WHEN ${c} IS NULL THEN 'null' WHEN ${c} = 0 THEN '0'` +
+    `CASE WHEN ${c} IS NULL THEN 'null'` +
+    // Whole numbers (many readers report whole dBm; -0 too) skip the float formatting, which is
+    // SQLite's dearest part. Below 2^53 every whole number is a double, so its digits are the
+    // shortest; above, JS writes fewer (2^54 + 16 is 18014398509482000).
+    ` WHEN abs(${c}) < 9007199254740992 AND ${c} = CAST(${c} AS INTEGER) THEN CAST(${c} AS INTEGER)` +
     ` WHEN abs(${c}) >= 1e-4 AND abs(${c}) < 1e15 AND CAST(${fifteen} AS REAL) = ${c} THEN ${fifteen}` +
     ` ELSE char(1) || '${REAL_MARK}' || printf('%!.17g', ${c}) || char(1) END`
   );
