@@ -136,7 +136,7 @@ export async function sqliteObjectsViaJson<Column extends string>(
   const inner = query.toSQL().toNative();
   // The wrapped text per inner statement is kept: a page request then builds no SQL of its own.
   let byInner = wrapped.get(fields);
-  if (!byInner) wrapped.set(fields, (byInner = new Map()));
+  if (!byInner) wrapped.set(fields, (byInner = new Map<string, string>()));
   const key = `${orderBySql(orderBy)}\n${inner.sql}`;
   let sql = byInner.get(key);
   if (sql === undefined) {
