@@ -163,7 +163,7 @@ async function migrate(args: string[]): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
-  if (args.includes('--help') || args.includes('-h') || command === undefined || command === 'help') {
+  if (argv.includes('--help') || argv.includes('-h') || command === undefined || command === 'help') {
     process.stdout.write(USAGE + '\n');
     return;
   }

@@ -75,6 +75,12 @@ describe('gateway command line', { timeout: 120_000 }, () => {
     const wrong = run(['frobnicate']);
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toContain('Usage:');
+    for (const asked of [['--help'], ['-h'], ['help'], ['serve', '--help']]) {
+      const help = run(asked);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain('Usage:');
+      expect(help.stderr).toBe('');
+    }
   });
 
   it('exports and imports a backup through files', () => {
