@@ -54,6 +54,22 @@ describe('migrations', () => {
       ).map((r) => r.tbl_name);
       for (const table of ['access_tokens', 'bearer_tokens', 'routes', 'users', 'external_users'])
         expect(indexes).toContain(table);
+      // Every ingested event pays for each index on events: only the used ones are there, and
+      // submissions (parent_id NULL) stay out of the partial parent index its lookups still use.
+      const eventIndexes = (await db.knex.raw<{ name: string; partial: number }[]>('PRAGMA index_list(events)'))
+        .map((r) => `${r.name}${r.partial ? ' (partial)' : ''}`)
+        .sort();
+      expect(eventIndexes).toEqual([
+        'events_parent_idx (partial)',
+        'events_queued_order_idx (partial)',
+        'events_received_idx',
+        'events_snapshot_idx',
+        'sqlite_autoindex_events_1',
+      ]);
+      const plan = await db.knex.raw<{ detail: string }[]>(
+        "EXPLAIN QUERY PLAN SELECT id FROM events WHERE parent_id IN ('a', 'b')",
+      );
+      expect(plan.map((r) => r.detail).join('\n')).toContain('USING INDEX events_parent_idx');
     } finally {
       await db.close();
       rmSync(dir, { recursive: true, force: true });
