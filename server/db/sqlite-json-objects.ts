@@ -112,7 +112,10 @@ export interface JsonObjects {
  * The first `keep` objects of a `jsonObjectsSql` result (a page asks for one more than it shows,
  * to know whether another page follows).
  */
-export function joinJsonObjects(result: { objects: string | null; count: number } | undefined, keep: number): JsonObjects {
+export function joinJsonObjects(
+  result: { objects: string | null; count: number } | undefined,
+  keep: number,
+): JsonObjects {
   const objects = result?.objects ?? '';
   const more = (result?.count ?? 0) > keep;
   let end = objects.length;
@@ -121,7 +124,10 @@ export function joinJsonObjects(result: { objects: string | null; count: number 
     for (let i = 0, at = -1; i < keep; i++) end = at = objects.indexOf(OBJECT_SEPARATOR, at + 1);
   }
   const kept = expandMarks(objects.slice(0, end));
-  const last = kept.length > 0 ? (JSON.parse(kept.slice(kept.lastIndexOf(OBJECT_SEPARATOR) + 1)) as Record<string, unknown>) : undefined;
+  const last =
+    kept.length > 0
+      ? (JSON.parse(kept.slice(kept.lastIndexOf(OBJECT_SEPARATOR) + 1)) as Record<string, unknown>)
+      : undefined;
   return { json: `[${kept.replaceAll(OBJECT_SEPARATOR, ',')}]`, last, more };
 }
 

@@ -70,4 +70,3 @@ export async function sqliteRowsViaJson<Column extends string>(
   );
   return parseJsonRows(result?.rows, shape);
 }
-

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
@@ -13,6 +15,7 @@ beforeAll(async () => {
       { name: 'ghost', eventType: 'GhostData', requestType: 'HttpPost', authType: 'noauth' },
       { name: 'ghostView', eventType: 'GhostData', requestType: 'HttpGet', authType: 'noauth' },
       { name: 'all', eventType: 'AllData', requestType: 'HttpPost', authType: 'noauth' },
+      { name: 'epcis', eventType: 'EpcisObject', requestType: 'HttpPost', authType: 'noauth' },
     ],
   });
 });
@@ -48,5 +51,22 @@ describe('retention', () => {
     const all = (await gw.admin('GET', '/events?limit=1000')).body;
     expect(all.items).toHaveLength(1000);
     expect(all.nextCursor).toBeNull();
+  });
+
+  it('prunes a split EPCIS submission together with its events', async () => {
+    const doc = readFileSync(
+      join(import.meta.dirname, '../fixtures/epcis/valid/Example_9.6.1-ObjectEvent.jsonld'),
+      'utf8',
+    );
+    const split = (await (await post('epcis', JSON.parse(doc))).json()) as {
+      id: string;
+      result: { eventIds: string[] };
+    };
+    expect(split.result.eventIds.length).toBeGreaterThan(0);
+    await gw.admin('PUT', '/settings', { retentionDays: 3 });
+    clock += 5 * 86_400_000;
+    expect(await gw.gateway.housekeeping.runOnce()).toBe(1001); // the 1 000 kept above, and this one
+    for (const id of [split.id, ...split.result.eventIds])
+      expect((await gw.admin('GET', `/events/${id}`)).status).toBe(404);
   });
 });

@@ -22,7 +22,13 @@ async function roundTrip(values: (number | null)[]): Promise<{ text: string; par
   await db.knex('reals').del();
   for (let i = 0; i < values.length; i += 400)
     await db.knex('reals').insert(values.slice(i, i + 400).map((x, j) => ({ n: i + j, x, label: null, at: null })));
-  const { json } = await sqliteObjectsViaJson(db.knex, db.knex('reals').select('n', 'x', 'label', 'at'), FIELDS, BY_N, values.length);
+  const { json } = await sqliteObjectsViaJson(
+    db.knex,
+    db.knex('reals').select('n', 'x', 'label', 'at'),
+    FIELDS,
+    BY_N,
+    values.length,
+  );
   return { text: json, parsed: JSON.parse(json) as { value: number | null }[] };
 }
 
@@ -57,7 +63,11 @@ describe('jsonObjectsSql on SQLite', () => {
     const { text } = await roundTrip(values);
     const expected = JSON.stringify(values.map((value, n) => ({ n, value, label: null, at: null })));
     // Compared object by object, so a failure names the few values that differ.
-    const differing = (json: string) => json.slice(1, -1).split('},{').filter((o, i) => o !== expected.slice(1, -1).split('},{')[i]);
+    const differing = (json: string) =>
+      json
+        .slice(1, -1)
+        .split('},{')
+        .filter((o, i) => o !== expected.slice(1, -1).split('},{')[i]);
     expect(differing(text)).toEqual([]);
     expect(text).toBe(expected);
   });
@@ -74,15 +84,28 @@ describe('jsonObjectsSql on SQLite', () => {
     const labels = ['"quoted" \\ / \u0000 \u0008 \u001f \u2028 😀', '', 'ünïcødé'];
     await db.knex('reals').insert(labels.map((label, n) => ({ n, x: null, label, at: 1_700_000_000_123 + n })));
     const query = () => db.knex('reals').select('n', 'x', 'label', 'at');
-    const expected = labels.map((label, n) => ({ n, value: null, label, at: new Date(1_700_000_000_123 + n).toISOString() }));
+    const expected = labels.map((label, n) => ({
+      n,
+      value: null,
+      label,
+      at: new Date(1_700_000_000_123 + n).toISOString(),
+    }));
     const all = await sqliteObjectsViaJson(db.knex, query(), FIELDS, BY_N, 3);
     expect(JSON.parse(all.json)).toEqual(expected);
     expect(all).toMatchObject({ more: false, last: expected[2] });
     const two = await sqliteObjectsViaJson(db.knex, query(), FIELDS, BY_N, 2);
     expect(JSON.parse(two.json)).toEqual(expected.slice(0, 2));
     expect(two).toMatchObject({ more: true, last: expected[1] });
-    expect(await sqliteObjectsViaJson(db.knex, query(), FIELDS, BY_N, 0)).toEqual({ json: '[]', last: undefined, more: true });
+    expect(await sqliteObjectsViaJson(db.knex, query(), FIELDS, BY_N, 0)).toEqual({
+      json: '[]',
+      last: undefined,
+      more: true,
+    });
     await db.knex('reals').del();
-    expect(await sqliteObjectsViaJson(db.knex, query(), FIELDS, BY_N, 5)).toEqual({ json: '[]', last: undefined, more: false });
+    expect(await sqliteObjectsViaJson(db.knex, query(), FIELDS, BY_N, 5)).toEqual({
+      json: '[]',
+      last: undefined,
+      more: false,
+    });
   });
 });
