@@ -132,13 +132,20 @@ export const inventoryRepo = {
   /**
    * Serializes inventory updates for these EPCs across instances sharing a PostgreSQL database:
    * transaction-scoped advisory locks, taken in sorted order so two batches cannot deadlock.
+   * All in one statement: a lock per statement was a round trip per EPC, which held the worker's
+   * flush of 100 events to ~200 trips (PostgreSQL drain of the bench's async backlog: 37 s).
+   * `unnest` yields the sorted array in order and the locks are taken row by row as it does.
    * SQLite needs none: one writer, and the group commit already runs batches one by one.
    */
   async lockEpcs(tx: WriteBatch, endpointId: number, epcs: string[]): Promise<void> {
-    if (tx.dialect !== 'postgres') return;
+    if (tx.dialect !== 'postgres' || epcs.length === 0) return;
     const buckets = [...new Set(epcs.map((epc) => lockBucket(`${endpointId}:${epc}`)))].sort((a, b) => a - b);
-    for (const bucket of buckets)
-      await tx.read(tx.sql.raw('select pg_advisory_xact_lock(?, ?)', [INVENTORY_LOCK_SPACE, bucket]));
+    await tx.read(
+      tx.sql.raw('select count(pg_advisory_xact_lock(?, bucket)) from unnest(?::int[]) as bucket', [
+        INVENTORY_LOCK_SPACE,
+        buckets,
+      ]),
+    );
   },
 
   /**
