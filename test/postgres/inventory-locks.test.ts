@@ -28,12 +28,12 @@ describe('inventory updates across instances on PostgreSQL', () => {
         event: { endpointId: 1 } as StoreItem<TagRead[]>['event'],
         context,
       });
-      const storeMany = PROCESSORS.UHFTagRead.storeMany;
-      if (!storeMany) throw new Error('UHFTagRead stores in batches');
+      const processor = PROCESSORS.UHFTagRead;
       const store = (db: typeof a, round: number, order: string[]) =>
         db.knex.transaction(async (trx) => {
           const writes = new WriteBatch(trx);
-          await storeMany(writes, [item(round, order)]);
+          if (!processor.storeMany) throw new Error('UHFTagRead stores in batches');
+          await processor.storeMany(writes, [item(round, order)]);
           await writes.send();
         });
       // Load-modify-store on each instance's own connections: without the locks, updates are lost;
