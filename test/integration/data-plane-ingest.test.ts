@@ -212,6 +212,13 @@ describe('sync processing per event type', () => {
     ]);
     const byUri = await json(await get('inventory', '?epc=urn:epc:raw:96.xE28011700000020A1B2C3D4E'));
     expect(byUri.items).toHaveLength(1);
+    // SQLite writes this answer's text itself; it is JSON all the same, and HEAD has no body.
+    const page = await get('inventory', '?readerId=dock-1');
+    expect(page.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Number(page.headers.get('content-length'))).toBe(Buffer.byteLength(await page.text()));
+    const head = await fetch(`${gw.base}/plant/inventory?readerId=dock-1`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
     const invalid = await send('tags', JSON.stringify({ epc: 'not-hex' }));
     expect(invalid.status).toBe(422);
   });
