@@ -41,7 +41,7 @@ const realSql = (c: string) => {
     `CASE WHEN ${c} IS NULL THEN 'null'` +
     // Whole numbers (many readers report whole dBm; -0 too) skip the float formatting, which is
     // SQLite's dearest part. Below 2^53 every whole number is a double, so its digits are the
-    // shortest; above, JS writes fewer (2^54 + 16 is 18014398509482000).
+    // shortest; above, JS may write fewer (2^54 + 8 is 18014398509481992, JS 18014398509481990).
     ` WHEN abs(${c}) < 9007199254740992 AND ${c} = CAST(${c} AS INTEGER) THEN CAST(${c} AS INTEGER)` +
     ` WHEN abs(${c}) >= 1e-4 AND abs(${c}) < 1e15 AND CAST(${fifteen} AS REAL) = ${c} THEN ${fifteen}` +
     ` ELSE char(1) || '${REAL_MARK}' || printf('%!.17g', ${c}) || char(1) END`
