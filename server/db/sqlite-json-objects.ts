@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import { iso } from '../time';
 import { allPrepared, withSqliteConnection } from './sqlite-exec';
 import { quoteIdentifier } from './sql-literal';
-import { orderBySql } from './sqlite-json-rows';
 
 /**
  * How a column becomes a JSON member: `text` a JSON string, `integer` and `real` a number,
@@ -60,6 +59,12 @@ function valueSql(kind: JsonFieldKind, column: string): string {
     case 'instant':
       return `iif(${c} IS NULL, 'null', char(1) || ${c} || char(1))`;
   }
+}
+
+/** An aggregate's ` ORDER BY …` (empty for no order): its input order is otherwise unspecified. */
+function orderBySql(orderBy: readonly { column: string; order: 'asc' | 'desc' }[]): string {
+  const terms = orderBy.map(({ column, order }) => `${quoteIdentifier(column)} ${order === 'desc' ? 'DESC' : 'ASC'}`);
+  return terms.length > 0 ? ` ORDER BY ${terms.join(', ')}` : '';
 }
 
 const sqlText = (text: string) => `'${text.replaceAll("'", "''")}'`;

@@ -1,7 +1,7 @@
-import { dialectOf, num, numOrNull, type Queryable } from './db-types';
+import { num, numOrNull, type Queryable } from './db-types';
 import type { Knex } from 'knex';
 import { sqliteObjectsViaJson, type JsonField, type JsonObjects } from '../db/sqlite-json-objects';
-import { jsonRowsSql, parseJsonRows, sqliteRowsViaJson, type JsonRowsShape } from '../db/sqlite-json-rows';
+import { jsonRowsSql, parseJsonRows, type JsonRowsShape } from '../db/sqlite-json-rows';
 import type { WriteBatch } from '../db/write-batch';
 
 /** The live tag inventory and its dedup reference times (UHFTagRead), per endpoint. */
@@ -218,14 +218,12 @@ export const inventoryRepo = {
     writes.insertRows('tag_dedup', batch, { columns: ['endpoint_id', 'dedup_key'], then: 'merge' });
   },
 
-  /** Newest sighting first. */
+  /**
+   * Newest sighting first, as rows: the snapshot's page on PostgreSQL (on SQLite the snapshot
+   * reads `pageJson`, and this is the same page for callers that want rows).
+   */
   async page(db: Queryable, filter: InventoryFilter): Promise<InventoryRow[]> {
-    const query = pageQuery(db, filter).select(...INVENTORY_COLUMNS);
-    const rows =
-      dialectOf(db) === 'sqlite'
-        ? await sqliteRowsViaJson(db, query, { columns: INVENTORY_COLUMNS, real: ['rssi'], orderBy: PAGE_ORDER })
-        : ((await query) as InventoryDbRow[]);
-    return rows.map((row) => toInventory(row as InventoryDbRow));
+    return (await pageQuery(db, filter).select<InventoryDbRow[]>(...INVENTORY_COLUMNS)).map(toInventory);
   },
 
   /**
