@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { Logger } from '../logger';
 import { migrationSource } from './migration-source';
 import { finalizePrepared, withRawConnection, type SqliteConnection } from './sqlite-exec';
+import { markReadOnly } from './sqlite-read-cache';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -59,7 +60,7 @@ interface SqlitePool {
 
 function sqlitePool(
   filename: string,
-  options: { size: number; pragmas: readonly string[]; log: Knex.Config['log'] },
+  options: { size: number; pragmas: readonly string[]; readOnly?: boolean; log: Knex.Config['log'] },
 ): SqlitePool {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
   const connections = new Set<SqliteConnection>();
@@ -73,9 +74,14 @@ function sqlitePool(
       max: options.size,
       afterCreate(connection: SqliteConnection, done: (error: Error | null, connection: SqliteConnection) => void) {
         connections.add(connection);
+        const pragmas = options.readOnly ? [...options.pragmas, 'PRAGMA query_only = ON'] : options.pragmas;
         const next = (index: number): void => {
-          const pragma = options.pragmas[index];
-          if (pragma === undefined) return done(null, connection);
+          const pragma = pragmas[index];
+          if (pragma === undefined) {
+            // A connection that cannot write may keep answers until another one commits (sqlite-read-cache.ts).
+            if (options.readOnly) markReadOnly(connection);
+            return done(null, connection);
+          }
           connection.run(pragma, (error) => (error ? done(error, connection) : next(index + 1)));
         };
         next(0);
@@ -163,13 +169,14 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
     knex = knexFactory({ ...postgresConfig(config.url), log });
   }
   // Reads that need not wait for the writer (GET snapshot pages): WAL lets them read the last
-  // commit meanwhile; `query_only` makes a write on them an error. An in-memory database exists
+  // commit meanwhile; `readOnly` (query_only) makes a write on them an error. An in-memory database exists
   // once per connection, so there it is read where it is written.
   const readPool =
     config.kind === 'sqlite' && config.filename !== ':memory:'
       ? sqlitePool(config.filename, {
           size: SQLITE_READ_CONNECTIONS,
-          pragmas: [...SQLITE_PRAGMAS, 'PRAGMA query_only = ON'],
+          pragmas: SQLITE_PRAGMAS,
+          readOnly: true,
           log,
         })
       : undefined;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { iso } from '../time';
-import { allPrepared, withSqliteConnection } from './sqlite-exec';
+import { withSqliteConnection } from './sqlite-exec';
+import { readUnlessUnchanged } from './sqlite-read-cache';
 import { quoteIdentifier } from './sql-literal';
 
 /**
@@ -18,6 +19,8 @@ export interface JsonField<Column extends string> {
 
 /** Between two objects. SQLite's JSON escapes every control character, so none occurs inside one. */
 const OBJECT_SEPARATOR = '\x1e';
+/** After the row count, before the objects. */
+const COUNT_SEPARATOR = '\x1f';
 /**
  * Around a value SQLite cannot write as JS does, which JS then writes in its place: an instant's
  * ms (SQLite's `strftime` per value cost more than it saved), or `r` and a REAL's 17 digits.
@@ -71,7 +74,8 @@ const sqlText = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * Wraps a SELECT of plain columns (`inner`) so SQLite writes its rows as the JSON objects an
- * answer sends, one text for all rows: `{ objects, count }` for `joinJsonObjects`. The page of a
+ * answer sends, one text for all rows: the row count, COUNT_SEPARATOR, then the objects (one
+ * value, so `readUnlessUnchanged` can keep it), for `joinJsonObjects`. The page of a
  * snapshot then costs the main thread no `JSON.parse` of rows, no objects and no
  * `JSON.stringify`: on the GET inventory case those were most of its time per request (profile:
  * `BENCH_PROFILE=1 npm run bench`). Each object is one `printf` (cheaper for SQLite than a chain
@@ -84,7 +88,7 @@ export function jsonObjectsSql<Column extends string>(
 ): string {
   const format = `{${fields.map(({ key }) => `${JSON.stringify(key).replaceAll('%', '%%')}:%s`).join(',')}}`;
   const object = `printf(${sqlText(format)}, ${fields.map(({ kind, column }) => valueSql(kind, column)).join(', ')})`;
-  return `SELECT group_concat(${object}, char(30)${orderBySql(orderBy)}) AS objects, count(*) AS count FROM (${inner})`;
+  return `SELECT count(*) || char(31) || ifnull(group_concat(${object}, char(30)${orderBySql(orderBy)}), '') FROM (${inner})`;
 }
 
 /** Writes each marked value as JS does: an instant's ISO text, a REAL's shortest digits. */
@@ -117,12 +121,11 @@ export interface JsonObjects {
  * The first `keep` objects of a `jsonObjectsSql` result (a page asks for one more than it shows,
  * to know whether another page follows).
  */
-export function joinJsonObjects(
-  result: { objects: string | null; count: number } | undefined,
-  keep: number,
-): JsonObjects {
-  const objects = result?.objects ?? '';
-  const more = (result?.count ?? 0) > keep;
+export function joinJsonObjects(text: string | null, keep: number): JsonObjects {
+  const counted = text?.indexOf(COUNT_SEPARATOR) ?? -1;
+  if (text === null || counted < 0) throw new Error('not a jsonObjectsSql result');
+  const objects = text.slice(counted + 1);
+  const more = Number(text.slice(0, counted)) > keep;
   let end = objects.length;
   if (more) {
     end = 0;
@@ -136,7 +139,11 @@ export function joinJsonObjects(
   return { json: `[${kept.replaceAll(OBJECT_SEPARATOR, ',')}]`, last, more };
 }
 
-/** Runs a Knex SELECT of plain columns on SQLite through `jsonObjectsSql`, prepared once per connection. */
+/**
+ * Runs a Knex SELECT of plain columns on SQLite through `jsonObjectsSql`, prepared once per
+ * connection; on a read-only connection an unchanged database gives the kept answer again
+ * (`readUnlessUnchanged`).
+ */
 export async function sqliteObjectsViaJson<Column extends string>(
   db: Knex | Knex.Transaction,
   query: Knex.QueryBuilder,
@@ -145,19 +152,27 @@ export async function sqliteObjectsViaJson<Column extends string>(
   keep: number,
 ): Promise<JsonObjects> {
   const inner = query.toSQL().toNative();
-  // The wrapped text per inner statement is kept: a page request then builds no SQL of its own.
+  const sql = wrappedSql(inner.sql, fields, orderBy);
+  return withSqliteConnection(db, (connection) =>
+    readUnlessUnchanged(connection, sql, inner.bindings, (text) => joinJsonObjects(text, keep), String(keep)),
+  );
+}
+
+/** `jsonObjectsSql`, kept per inner statement: a page request then builds no SQL of its own. */
+function wrappedSql<Column extends string>(
+  inner: string,
+  fields: readonly JsonField<Column>[],
+  orderBy: readonly { column: Column; order: 'asc' | 'desc' }[],
+): string {
   let byInner = wrapped.get(fields);
   if (!byInner) wrapped.set(fields, (byInner = new Map<string, string>()));
-  const key = `${orderBySql(orderBy)}\n${inner.sql}`;
+  const key = `${orderBySql(orderBy)}\n${inner}`;
   let sql = byInner.get(key);
   if (sql === undefined) {
     if (byInner.size >= MAX_WRAPPED) byInner.clear();
-    byInner.set(key, (sql = jsonObjectsSql(inner.sql, fields, orderBy)));
+    byInner.set(key, (sql = jsonObjectsSql(inner, fields, orderBy)));
   }
-  const [result] = await withSqliteConnection(db, (connection) =>
-    allPrepared<{ objects: string | null; count: number }>(connection, sql, inner.bindings),
-  );
-  return joinJsonObjects(result, keep);
+  return sql;
 }
 
 /** Per field list, the wrapped SQL of each order and inner statement. */

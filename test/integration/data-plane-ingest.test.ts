@@ -219,6 +219,10 @@ describe('sync processing per event type', () => {
     const head = await fetch(`${gw.base}/plant/inventory?readerId=dock-1`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
+    // The same page after another commit is read afresh (a kept answer lasts until the next commit).
+    await send('tags', JSON.stringify({ ...read, readAt: '2026-01-01T00:00:05.000Z' }));
+    const later = await json(await get('inventory', '?readerId=dock-1'));
+    expect(later.items).toMatchObject([{ lastSeen: '2026-01-01T00:00:05.000Z', readCount: 2 }]);
     const invalid = await send('tags', JSON.stringify({ epc: 'not-hex' }));
     expect(invalid.status).toBe(422);
   });

@@ -1,0 +1,78 @@
+import { allPrepared, type SqliteConnection } from './sqlite-exec';
+
+/**
+ * Connections opened with `PRAGMA query_only = ON` (the read pool). Only their answers are kept:
+ * SQLite's `data_version` moves when *another* connection commits, so on a connection that never
+ * writes it moves on every change, and on one that writes it would miss its own.
+ */
+const readOnly = new WeakSet<SqliteConnection>();
+
+export const markReadOnly = (connection: SqliteConnection): void => void readOnly.add(connection);
+
+interface Kept<T> {
+  version: number;
+  value: T;
+}
+
+/** Answers kept per connection; a handful of distinct queries (pages a dashboard polls) is the use. */
+const MAX_KEPT = 32;
+/** A page of 1 000 inventory items is ~250 KB of text: larger answers are not kept. */
+const MAX_KEPT_CHARS = 1 << 20;
+
+const kept = new WeakMap<SqliteConnection, Map<string, Kept<unknown>>>();
+
+/**
+ * Runs `scalarSql` (a SELECT of one value: one column, one row) unless the same statement with
+ * the same bindings was answered on this connection and nothing has been committed to the
+ * database since; then the kept answer is given again. Statement and check are one statement,
+ * one trip, one read snapshot:
+ *
+ *   SELECT data_version, CASE WHEN data_version = <kept version> THEN NULL ELSE (<scalar>) END
+ *
+ * SQLite evaluates a CASE branch only when it is taken, so an unchanged database costs the
+ * version lookup alone, and a changed one returns the new answer with the version it was read at
+ * (the same snapshot: never a newer version on older data). Why: a snapshot page polled by many
+ * clients between two commits is otherwise written again for every one of them (GET inventory:
+ * ~1 ms of CPU per 100-item page). Under steady ingestion every commit changes the version and
+ * each poll reads afresh, exactly as without this.
+ *
+ * `decode` turns the scalar's text into the answer; it runs once per new answer, not per hit, and
+ * the answer it returns is shared by every hit, so it must not be mutated. Whatever else it
+ * depends on goes into `decodeKey`: answers are kept per statement, bindings and `decodeKey`.
+ */
+export async function readUnlessUnchanged<T>(
+  connection: SqliteConnection,
+  scalarSql: string,
+  bindings: readonly unknown[],
+  decode: (text: string | null) => T,
+  decodeKey = '',
+): Promise<T> {
+  const sql =
+    'SELECT data_version AS version, ' +
+    `CASE WHEN data_version = ? THEN NULL ELSE (${scalarSql}) END AS value FROM pragma_data_version`;
+  if (!readOnly.has(connection)) {
+    const [row] = await allPrepared<{ value: string | null }>(connection, sql, [null, ...bindings]);
+    return decode(row?.value ?? null);
+  }
+  let answers = kept.get(connection);
+  if (!answers) kept.set(connection, (answers = new Map<string, Kept<unknown>>()));
+  const key = `${scalarSql}\n${JSON.stringify(bindings)}\n${decodeKey}`;
+  const previous = answers.get(key) as Kept<T> | undefined;
+  const [row] = await allPrepared<{ version: number; value: string | null }>(connection, sql, [
+    previous?.version ?? null,
+    ...bindings,
+  ]);
+  if (!row) throw new Error('pragma_data_version returned no row');
+  // Most recently used last: the first key is the one to drop.
+  answers.delete(key);
+  if (previous && row.version === previous.version) {
+    answers.set(key, previous);
+    return previous.value;
+  }
+  const value = decode(row.value);
+  if ((row.value?.length ?? 0) <= MAX_KEPT_CHARS) {
+    if (answers.size >= MAX_KEPT) answers.delete(answers.keys().next().value as string);
+    answers.set(key, { version: row.version, value });
+  }
+  return value;
+}
