@@ -12,6 +12,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_json: 400,
+  request_incomplete: 400,
   invalid_query: 400,
   invalid_idempotency_key: 400,
   idempotency_key_reused: 409,

@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'payload_too_large',
   'unsupported_media_type',
   'invalid_json',
+  'request_incomplete',
   'invalid_query',
   'invalid_idempotency_key',
   'idempotency_key_reused',

@@ -74,6 +74,11 @@ export interface EventProcessor<Prepared = unknown> {
    * processors without it get `store` called item by item.
    */
   storeMany?(tx: WriteBatch, items: StoreItem<Prepared>[]): Promise<StoreOutcome[]>;
+  /**
+   * Whether `cursor` is one this snapshot hands out as `nextCursor` (the data plane answers any
+   * other with 400 rather than quietly starting from the top).
+   */
+  isCursor(cursor: string): boolean;
   /** The event type's own GET filters (beside since/until/limit/cursor). */
   filterNames: readonly string[];
   parseFilters(

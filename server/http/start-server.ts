@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { AppError } from '../errors';
 import { listenUrls } from '../net';
+import { deferContinue } from './expect-continue';
 
 export interface RunningServer {
   server: Server;
@@ -18,6 +19,7 @@ export interface RunningServer {
 export async function startServer(app: Koa, options: { port: number; host: string }): Promise<RunningServer> {
   const handle = app.callback();
   const server = createServer((request, response) => void handle(request, response));
+  deferContinue(server, (request, response) => void handle(request, response));
   // Slow-loris guard; keep-alive stays short so a stop does not wait on idle sockets.
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;

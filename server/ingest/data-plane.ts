@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Context, Middleware } from 'koa';
 import { principalName, type CredentialVerifier } from '../auth/credentials';
 import type { Lockout } from '../auth/lockout';
@@ -125,13 +126,16 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
       'Send the body as application/json (or application/ld+json, application/*+json)',
     );
   }
-  const idempotencyKey = readIdempotencyKey(ctx.get('Idempotency-Key') || undefined);
   const settings = deps.settings.current();
   const raw = await readBody(ctx, settings.bodyLimitBytes);
   const processor = PROCESSORS[live.route.eventType];
+  // Stored exactly as received: bytes that are not UTF-8 would come back as U+FFFD, so they are refused.
+  if (!isUtf8(raw)) throw new AppError('invalid_json', 'The body is not valid JSON: it is not UTF-8');
   const text = raw.toString('utf8');
   const parsed = processor.parseBody(text);
   if (!parsed.ok) throw new AppError('invalid_json', `The body is not valid JSON: ${parsed.message}`);
+  // After authentication and parsing (SPEC §10): a malformed body is a 400 whatever the key.
+  const idempotencyKey = readIdempotencyKey(ctx.req.headers['idempotency-key']);
 
   const meta: EventMeta = {
     id: newEventId(deps.now()),

@@ -12,9 +12,13 @@ export interface IdempotencyScope {
   bodyHash: string;
 }
 
-/** Reads the `Idempotency-Key` header: absent → null; empty or over 255 characters → 400. */
-export function readIdempotencyKey(header: string | undefined): string | null {
+/**
+ * Reads the `Idempotency-Key` header (as Node gives it: repeated headers joined by `, `): absent →
+ * null; empty or over 255 characters → 400.
+ */
+export function readIdempotencyKey(header: string | string[] | undefined): string | null {
   if (header === undefined) return null;
+  if (Array.isArray(header)) header = header.join(', ');
   if (header.length === 0 || header.length > 255) {
     throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 characters');
   }

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { AppError } from '../errors';
+import { continueIfAwaited } from '../http/expect-continue';
 
 /** JSON media types the data routes take: application/json, application/ld+json, application/*+json. */
 export function isJsonContentType(header: string | undefined): boolean {
@@ -26,7 +27,8 @@ export function readBody(ctx: Context, limit: number): Promise<Buffer> {
   const req = ctx.req;
   // Events that already happened will not fire again for the listeners below.
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
-  if (req.destroyed) return Promise.reject(new Error('the request was closed before its body was read'));
+  if (req.destroyed) return Promise.reject(incomplete());
+  continueIfAwaited(req, ctx.res);
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -46,15 +48,19 @@ export function readBody(ctx: Context, limit: number): Promise<Buffer> {
       } else chunks.push(chunk);
     };
     const onEnd = () => done(null);
-    const onError = (error: Error) => done(error);
-    // Closed before 'end': the client went away mid-body.
-    const onClose = () => done(new Error('the request was closed before its body was complete'));
+    // A reset or a close before 'end': the client went away mid-body. Its own doing, not the
+    // gateway's (a reset's ECONNRESET would otherwise read as storage trouble).
+    const onError = () => done(incomplete());
+    const onClose = () => done(incomplete());
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('close', onClose);
   });
 }
+
+const incomplete = () =>
+  new AppError('request_incomplete', 'The connection closed before the request body was complete');
 
 /** A request that has (or may have) a body we will not read: close the socket after answering. */
 export function closeIfBodyPending(ctx: Context): void {

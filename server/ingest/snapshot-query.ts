@@ -29,6 +29,8 @@ export function readSnapshotQuery(
     if (!(limit >= 1 && limit <= 1000))
       errors.push({ path: '/limit', message: 'limit must be an integer from 1 to 1000' });
   }
+  if (single.cursor !== undefined && !processor.isCursor(single.cursor))
+    errors.push({ path: '/cursor', message: 'cursor is not one this route handed out (use nextCursor as given)' });
   const since = single.since === undefined ? undefined : parseInstant('since', single.since, errors);
   const until = single.until === undefined ? undefined : parseInstant('until', single.until, errors);
   const own = Object.fromEntries(

@@ -381,6 +381,20 @@ describe('GET snapshots', () => {
     const future = await json(await get('allView', `?since=${new Date(Date.now() + 60_000).toISOString()}`));
     expect(future).toEqual({ items: [], nextCursor: null });
   });
+
+  it('refuses a cursor the route did not hand out, rather than starting from the top', async () => {
+    const inventoryCursor = Buffer.from(JSON.stringify([Date.now(), 'E2801170'])).toString('base64url');
+    for (const [route, bad, good] of [
+      ['allView', 'zzz', (await json(await get('allView', '?limit=1'))).nextCursor],
+      ['ghostView', '12x', '12'],
+      ['inventory', Buffer.from('[1.5,"E2"]').toString('base64url'), inventoryCursor],
+      ['inventory', 'not-base64-json', inventoryCursor],
+    ] as const) {
+      const refused = await get(route, `?cursor=${bad}`);
+      expect([refused.status, (await json(refused)).code], `${route} ${bad}`).toEqual([400, 'invalid_query']);
+      expect((await get(route, `?cursor=${good}`)).status, `${route} ${good}`).toBe(200);
+    }
+  });
 });
 
 describe('queue depth', () => {

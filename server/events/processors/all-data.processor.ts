@@ -2,7 +2,7 @@ import { iso } from '../../time';
 import { validateAllData } from '../all-data';
 import { parseJsonBody } from '../json-body';
 import type { EventProcessor } from '../processor';
-import { eventSnapshotPage, parseStored } from './snapshot-support';
+import { eventSnapshotPage, isEventIdCursor, parseStored } from './snapshot-support';
 
 /** AllData: any JSON object or array, stored exactly as received. */
 export const allDataProcessor: EventProcessor<unknown> = {
@@ -11,6 +11,7 @@ export const allDataProcessor: EventProcessor<unknown> = {
   validate: (json) => validateAllData(json),
   store: (_tx, prepared) =>
     Promise.resolve({ result: { items: Array.isArray(prepared) ? prepared.length : 1 }, data: null }),
+  isCursor: isEventIdCursor,
   filterNames: [],
   parseFilters: () => ({ ok: true, filters: {} }),
   snapshot: (db, query) =>

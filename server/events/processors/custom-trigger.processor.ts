@@ -3,7 +3,7 @@ import { iso } from '../../time';
 import { normalizeCustomTrigger, type TriggerEvent } from '../custom-trigger';
 import { parseJsonBody } from '../json-body';
 import type { EventProcessor } from '../processor';
-import { eventSnapshotPage, parseStored, textFilters } from './snapshot-support';
+import { eventSnapshotPage, isEventIdCursor, parseStored, textFilters } from './snapshot-support';
 
 /** CustomTrigger: a named command with parameters; the trigger name is indexed for the GET filter. */
 export const customTriggerProcessor: EventProcessor<TriggerEvent> = {
@@ -16,6 +16,7 @@ export const customTriggerProcessor: EventProcessor<TriggerEvent> = {
     ]);
     return Promise.resolve({ result: { trigger: trigger.trigger }, data: JSON.stringify(trigger) });
   },
+  isCursor: isEventIdCursor,
   filterNames: ['trigger'],
   parseFilters: (query) => textFilters(query, ['trigger']),
   snapshot: (db, query) =>

@@ -7,7 +7,7 @@ import { iso } from '../../time';
 import { eventFacets, normalizeBizStep, toStoredEvent, validateEpcis, type EpcisInput } from '../epcis';
 import { parseJsonBody } from '../json-body';
 import type { EventMeta, EventProcessor, SnapshotQuery } from '../processor';
-import { eventSnapshotPage, parseInstant, parseStored } from './snapshot-support';
+import { eventSnapshotPage, isEventIdCursor, parseInstant, parseStored } from './snapshot-support';
 
 /** Index the filterable facts of EPCIS events under the stored event that holds them. */
 function indexFacets(tx: WriteBatch, eventId: string, endpointId: number, events: Record<string, unknown>[]): void {
@@ -67,6 +67,7 @@ export const epcisMessageProcessor: EventProcessor<EpcisInput> = {
       data: context.route.epcisLenient ? JSON.stringify(input.document) : null,
     });
   },
+  isCursor: isEventIdCursor,
   filterNames: FILTERS,
   parseFilters: parseEpcisFilters,
   snapshot: (db, query) =>
@@ -98,6 +99,7 @@ export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
       data: null,
     });
   },
+  isCursor: isEventIdCursor,
   filterNames: FILTERS,
   parseFilters: parseEpcisFilters,
   snapshot: (db, query) =>

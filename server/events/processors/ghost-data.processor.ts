@@ -23,10 +23,12 @@ export const ghostDataProcessor: EventProcessor<GhostRow[]> = {
       data: null,
     });
   },
+  // The last row's id.
+  isCursor: (cursor) => /^\d{1,15}$/.test(cursor),
   filterNames: ['table'],
   parseFilters: (query) => textFilters(query, ['table']),
   async snapshot(db, query) {
-    const beforeId = query.cursor !== undefined && /^\d{1,15}$/.test(query.cursor) ? Number(query.cursor) : undefined;
+    const beforeId = query.cursor === undefined ? undefined : Number(query.cursor);
     const rows = await ghostRowsRepo.page(db, {
       endpointId: query.endpointId,
       table: query.filters.table === undefined ? undefined : String(query.filters.table),

@@ -29,6 +29,9 @@ export function parseInstant(name: string, value: string, errors: FieldError[]):
   return ms;
 }
 
+/** The cursor of `eventSnapshotPage`: the last item's event id. */
+export const isEventIdCursor = (cursor: string): boolean => EVENT_ID.test(cursor);
+
 /**
  * A page of stored events for snapshot types backed by the `events` table, newest first, with
  * the id as keyset cursor (ids sort by time). One extra row tells whether a next page exists.
@@ -39,7 +42,7 @@ export async function eventSnapshotPage<T>(
   filter: Omit<EventSnapshotFilter, 'endpointId' | 'since' | 'until' | 'beforeId' | 'limit'>,
   toItem: (row: EventRow) => T,
 ): Promise<{ items: T[]; nextCursor: string | null }> {
-  const beforeId = query.cursor !== undefined && EVENT_ID.test(query.cursor) ? query.cursor : undefined;
+  const beforeId = query.cursor;
   const rows = await eventWrites.snapshotPage(db, {
     ...filter,
     endpointId: query.endpointId,

@@ -12,14 +12,14 @@ import { parseInstant } from './snapshot-support';
 const encodeCursor = (lastSeen: number, epc: string): string =>
   Buffer.from(JSON.stringify([lastSeen, epc])).toString('base64url');
 
-function decodeCursor(cursor: string | undefined): { lastSeen: number; epc: string } | undefined {
-  if (cursor === undefined) return undefined;
+/** The keyset of the last item shown, or undefined when `cursor` is not one `encodeCursor` wrote. */
+function decodeCursor(cursor: string): { lastSeen: number; epc: string } | undefined {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && typeof value[0] === 'number' && typeof value[1] === 'string')
-      return { lastSeen: value[0], epc: value[1] };
+    if (Array.isArray(value) && Number.isSafeInteger(value[0]) && typeof value[1] === 'string')
+      return { lastSeen: value[0] as number, epc: value[1] };
   } catch {
-    // an unreadable cursor starts from the top, like none
+    // not JSON: not ours
   }
   return undefined;
 }
@@ -115,6 +115,7 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
   store: async (tx, reads, event, context) =>
     (await storeTagReads(tx, [{ prepared: reads, event, context }]))[0] ?? emptyOutcome(),
   storeMany: storeTagReads,
+  isCursor: (cursor) => decodeCursor(cursor) !== undefined,
   filterNames: ['epc', 'readerId', 'antenna', 'seenSince'],
   parseFilters(query) {
     const errors: FieldError[] = [];
@@ -153,7 +154,7 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
       antenna: typeof f.antenna === 'number' ? f.antenna : undefined,
       from: lowers.length > 0 ? Math.max(...lowers) : undefined,
       to: query.until,
-      after: decodeCursor(query.cursor),
+      after: query.cursor === undefined ? undefined : decodeCursor(query.cursor),
       // One more than shown tells whether a next page exists.
       limit: query.limit + 1,
     };

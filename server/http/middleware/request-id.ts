@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 
-const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * Printable ASCII, up to 128 characters: any id a client or proxy is likely to send (UUIDs,
+ * `trace/123`, `job 7`) is echoed; control characters or a novel's length are not.
+ */
+const ACCEPTABLE = /^[\x20-\x7e]{1,128}$/;
 
 /** Every response carries `X-Request-Id`: the client's own when it sent a sane one, else a new one. */
 export function requestId(): Middleware {

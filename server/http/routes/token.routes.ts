@@ -5,11 +5,19 @@ import { assertNotLockedOut } from '../../auth/guard';
 import type { Lockout } from '../../auth/lockout';
 import { AppError, validationFailed } from '../../errors';
 import type { SessionsService } from '../../services/sessions.service';
+import { continueIfAwaited } from '../expect-continue';
+
+const LOGIN_BODY_LIMIT = '16kb';
 
 const parseLoginBody = bodyParser({
   enableTypes: ['json'],
-  jsonLimit: '16kb',
-  onerror: () => {
+  jsonLimit: LOGIN_BODY_LIMIT,
+  onerror: (error: Error & { status?: number }, ctx: Context) => {
+    if (error.status === 413) {
+      // Refused unread when Content-Length says so: close rather than drain what is coming.
+      ctx.set('Connection', 'close');
+      throw new AppError('payload_too_large', `A login body is at most ${LOGIN_BODY_LIMIT}`);
+    }
     throw new AppError('invalid_json', 'The request body is not valid JSON');
   },
 });
@@ -30,6 +38,7 @@ export function tokenHandler(deps: { verifier: CredentialVerifier; lockout: Lock
     if (header?.scheme === 'basic') {
       ({ username: userName, password } = header);
     } else {
+      continueIfAwaited(ctx.req, ctx.res);
       await parseLoginBody(ctx, () => Promise.resolve());
       const parsed = ctx.request.body as { userName?: unknown; password?: unknown } | undefined;
       userName = parsed?.userName;
