@@ -11,14 +11,19 @@ import { notFound, validationFailed } from '../errors';
 import { EVENT_ID } from '../ids';
 import { eventsRepo, type EventRow } from '../repositories/events.repo';
 import { iso } from '../time';
-import { readPaging } from './paging';
+import { readListQuery } from './paging';
 
 const parseJson = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));
 
-/** The stored payload is the raw body; show it as JSON when it parses, else as the text received. */
+/**
+ * The payload as the client sent it (the raw body; a split EPCIS event's own JSON): as JSON when
+ * it parses, else as the text received (Zebra's concatenated objects). Never the gateway's
+ * normalized copy (`data`: a lenient EPCIS document, a trigger with its defaults), which is what
+ * snapshots show: the inspector is where one sees what a client really posted.
+ */
 function payloadOf(row: EventRow): unknown {
   try {
-    return JSON.parse(row.data ?? row.payload) as unknown;
+    return JSON.parse(row.payload) as unknown;
   } catch {
     return row.payload;
   }
@@ -46,12 +51,10 @@ export function eventToDto(row: EventRow): EventRecord {
 export function createEventsService(deps: { db: Db }) {
   return {
     async listEvents(input: unknown): Promise<Page<EventRecord>> {
-      const query = (input ?? {}) as Record<string, unknown>;
-      const errors: { path: string; message: string }[] = [];
-      const allowed = ['route', 'eventType', 'status', 'since', 'limit', 'cursor'];
-      for (const key of Object.keys(query))
-        if (!allowed.includes(key)) errors.push({ path: `/${key}`, message: `Unknown parameter "${key}"` });
-      const { limit, cursor } = readPaging(query);
+      const { query, limit, cursor, errors } = readListQuery(input, {
+        filters: ['route', 'eventType', 'status', 'since'],
+        isCursor: (cursor) => EVENT_ID.test(cursor),
+      });
       const route = typeof query.route === 'string' && query.route ? query.route : undefined;
       let eventType: EventType | undefined;
       if (query.eventType !== undefined) {
@@ -68,8 +71,6 @@ export function createEventsService(deps: { db: Db }) {
         since = typeof query.since === 'string' ? Date.parse(query.since) : NaN;
         if (Number.isNaN(since)) errors.push({ path: '/since', message: 'since must be an ISO 8601 date-time' });
       }
-      if (cursor !== undefined && !EVENT_ID.test(cursor))
-        errors.push({ path: '/cursor', message: 'cursor is not valid' });
       if (errors.length > 0) throw validationFailed(errors);
       const rows = await eventsRepo.page(deps.db.knex, {
         route,

@@ -125,7 +125,8 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
 
     await goTo(page, 'Roles');
     await page.getByRole('row').filter({ hasText: 'ops' }).getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+    // Confirmations are dialogs like any other (role dialog), named by their title.
+    await page.getByRole('dialog', { name: 'Delete role “ops”?' }).getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('alert').filter({ hasText: 'still used by user tech1' }).waitFor();
   });
 
@@ -154,8 +155,8 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     expect((await gateway.admin('GET', `/external-users/${user.body.id}`)).body.routes).toEqual([]);
 
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
-    const confirm = page.getByRole('alertdialog');
-    await confirm.getByText('Delete endpoint “Gate”?').waitFor();
+    const confirm = page.getByRole('dialog', { name: 'Delete endpoint “Gate”?' });
+    await confirm.waitFor();
     await screenshot(page, '21-endpoint-delete-confirm');
     // Cancel keeps it; Delete removes it.
     await confirm.getByRole('button', { name: 'Cancel' }).click();
@@ -207,7 +208,14 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     expect((await gateway.admin('POST', '/roles', { name: 'late-role' })).status).toBe(201);
 
     await page.getByLabel('Backup file', { exact: true }).setInputFiles(file);
-    await page.getByLabel('Import passphrase', { exact: true }).fill('backup-passphrase-1');
+    // A wrong passphrase (backup_invalid, which names no field) is said by the passphrase field.
+    const importPassphrase = page.getByLabel('Import passphrase', { exact: true });
+    await importPassphrase.fill('not-the-passphrase');
+    await page.getByRole('button', { name: 'Preview changes' }).click();
+    await page.locator('#import-passphrase-error').filter({ hasText: 'wrong passphrase or damaged file' }).waitFor();
+    expect(await importPassphrase.getAttribute('aria-invalid')).toBe('true');
+    await page.getByRole('alert').filter({ hasText: 'wrong passphrase or damaged file' }).waitFor();
+    await importPassphrase.fill('backup-passphrase-1');
     // Hold the request so the progress indicator can be seen while it runs.
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -225,7 +233,7 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     await page.unroute('**/_admin/api/backup/import');
 
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Apply' }).click();
+    await page.getByRole('dialog', { name: 'Apply this backup?' }).getByRole('button', { name: 'Apply' }).click();
     await page.getByText('The backup is applied.').waitFor();
     const login = await fetch(`${gateway.base}/token`, {
       method: 'POST',

@@ -21,6 +21,24 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await rig?.close();
   });
 
+  it('shows the service’s field errors by Username and Password when both are empty', async () => {
+    const { page, adminUrl } = rig;
+    await page.goto(adminUrl);
+    // novalidate: the browser does not hold the form back, the service answers validation_failed.
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'Enter both your username and your password.' }).waitFor();
+    for (const [label, path] of [
+      ['Username', 'userName'],
+      ['Password', 'password'],
+    ]) {
+      const field = page.getByLabel(label ?? '', { exact: true });
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      const describedBy = (await field.getAttribute('aria-describedby')) ?? '';
+      expect(await page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent()).toBe(`${path} is required`);
+    }
+    await screenshot(page, '00-login-field-errors');
+  });
+
   it('refuses a wrong password, then signs in with Username and Password', async () => {
     const { page, adminUrl } = rig;
     await page.goto(adminUrl);
@@ -40,6 +58,9 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await goTo(page, 'Roles');
     await page.getByRole('button', { name: 'New Role' }).click();
     const dialog = page.getByRole('dialog');
+    // An empty name: the service's message uses the field's label, as the other forms' do.
+    await dialog.getByRole('button', { name: 'Submit' }).click();
+    await dialog.locator('#role-name-error').filter({ hasText: 'Role Name is required' }).waitFor();
     await dialog.getByLabel('Role Name').fill('scanner');
     await dialog.getByLabel('Description').fill('Handheld scanners posting documents');
     await dialog.getByRole('button', { name: 'Submit' }).click();
@@ -181,8 +202,14 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
       (await routes.locator('option').all()).map((option) => option.getAttribute('value')),
     );
     expect(offered).toEqual(['tags']);
+    // Each option says just the route name, under its endpoint's group heading.
+    expect(await routes.locator('option').allTextContents()).toEqual(['tags']);
+    const group = routes.locator('optgroup');
+    expect(await group.getAttribute('label')).toBe('Warehouse (/warehouse)');
+    expect(await group.locator('option').count()).toBe(1);
     await routes.selectOption(['tags']);
-    expect(await dialog.getByLabel('Active', { exact: true }).isChecked()).toBe(true);
+    // The Active switch is a plain checkbox to assistive technology (and to tests).
+    expect(await dialog.getByRole('checkbox', { name: 'Active', exact: true }).isChecked()).toBe(true);
     await screenshot(page, '07-external-user-dialog');
     await dialog.getByRole('button', { name: 'Submit' }).click();
     await page.getByRole('cell', { name: 'dockreader', exact: true }).waitFor();
@@ -234,11 +261,65 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await page.getByRole('row').filter({ hasText: 'external:dockreader' }).waitFor();
   });
 
+  it('disables and re-activates an external user with the list’s Active toggle, keeping the password', async () => {
+    const { page, gateway } = rig;
+    const post = () =>
+      fetch(`${gateway.base}/warehouse/tags`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: basic('dockreader', 'reader-password-1') },
+        body: JSON.stringify({ epc: '3074257BF7194E4000001A86', antenna: 1, rssi: -60 }),
+      });
+    await goTo(page, 'External User');
+    const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'dockreader', exact: true }) });
+    const toggle = row.getByRole('checkbox', { name: 'Active dockreader', exact: true });
+    expect(await toggle.isChecked()).toBe(true);
+    await row.getByText('Active', { exact: true }).waitFor();
+
+    await toggle.uncheck();
+    await row.getByText('Disabled', { exact: true }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Disabled external user “dockreader”' }).waitFor();
+    expect(await toggle.isChecked()).toBe(false);
+    await screenshot(page, '08b-external-user-disabled');
+    const disabled = (await gateway.admin('GET', '/external-users')).body[0];
+    expect(disabled).toMatchObject({ username: 'dockreader', firstName: 'Dock', routes: ['tags'], active: false });
+    // A valid credential of a disabled external user: 403 `forbidden` (SPEC §4).
+    expect((await post()).status).toBe(403);
+
+    await toggle.check();
+    await row.getByText('Active', { exact: true }).waitFor();
+    expect((await gateway.admin('GET', '/external-users')).body[0]).toMatchObject({ ...disabled, active: true });
+    // The toggle sent no password, so the service kept the old one.
+    expect((await post()).status).toBe(200);
+
+    // A refused update says why and leaves the toggle at the saved state.
+    const doomed = await gateway.admin('POST', '/external-users', {
+      username: 'shortlived',
+      password: 'shortlived-pass-1',
+      routes: ['tags'],
+    });
+    expect(doomed.status).toBe(201);
+    await page.reload();
+    const doomedToggle = page.getByRole('checkbox', { name: 'Active shortlived', exact: true });
+    await doomedToggle.waitFor();
+    expect((await gateway.admin('DELETE', `/external-users/${doomed.body.id}`)).status).toBe(204);
+    await doomedToggle.click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Could not disable “shortlived”: External user not found' })
+      .waitFor();
+    expect(await doomedToggle.isChecked()).toBe(true);
+    expect(await doomedToggle.isEnabled()).toBe(true);
+  });
+
   it('regenerates the token (old value refused) and deletes it after confirmation', async () => {
     const { page, gateway } = rig;
     await goTo(page, 'Access Token');
     await page.getByRole('row').filter({ hasText: 'reader-1' }).getByRole('button', { name: 'Regenerate' }).click();
-    await page.getByRole('alertdialog').getByRole('button', { name: 'Regenerate' }).click();
+    // The confirmation is a dialog like any other (role dialog), named by its title.
+    await page
+      .getByRole('dialog', { name: /^Regenerate/ })
+      .getByRole('button', { name: 'Regenerate' })
+      .click();
     const fresh = (await page.getByTestId('token-value').textContent()) ?? '';
     expect(fresh).toMatch(/^gwat_/);
     expect(fresh).not.toBe(tokenValue);

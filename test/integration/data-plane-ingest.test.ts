@@ -257,7 +257,10 @@ describe('sync processing per event type', () => {
       }),
     );
     expect(res.status).toBe(200);
-    await send('trigger', JSON.stringify({ trigger: 'door.close' }));
+    const bare = { trigger: 'door.close', occurredAt: '2026-02-01T11:00:00+01:00' };
+    const closed = await json(await send('trigger', JSON.stringify(bare)));
+    // The inspector shows what the client sent; the snapshot the normalized trigger.
+    expect((await gw.admin('GET', `/events/${closed.id}`)).body.payload).toEqual(bare);
     const view = await json(await get('triggerView', '?trigger=door.open'));
     expect(view.items).toEqual([
       {
@@ -294,6 +297,8 @@ describe('sync processing per event type', () => {
       await send('epcisLenientDoc', JSON.stringify({ ...JSON.parse(doc), type: 'EpcisDocument' })),
     );
     expect(lenient.warnings).toEqual(expect.arrayContaining([expect.objectContaining({ path: '/type' })]));
+    const inspected = await gw.admin('GET', `/events/${lenient.id}`);
+    expect(inspected.body.payload.type).toBe('EpcisDocument');
   });
 });
 

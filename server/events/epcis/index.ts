@@ -1,5 +1,6 @@
 import { fail, ok, type Validation } from '../types';
 import { walkInput } from './document';
+import { fixCompactOffsets } from './lenient';
 import { Report } from './util';
 
 /*
@@ -37,6 +38,7 @@ export function validateEpcis(json: unknown, options: EpcisOptions): Validation<
   const report = new Report(options.lenient);
   // Lenient corrections are written into a deep copy: the caller's input stays as received.
   const document = options.lenient ? structuredClone(json) : json;
+  if (options.lenient) fixCompactOffsets(report, document);
   const located = walkInput(report, document, options.allowBareEvents);
   const errors = report.result();
   if (errors.length > 0) return fail(errors);

@@ -1,4 +1,5 @@
-import type { Report } from './util';
+import { pointer } from '../types';
+import { isDateTime, isRecord, type Report } from './util';
 
 /*
  * Lenient mode (route setting `epcisLenient`) accepts the deviations real clients commonly send
@@ -73,4 +74,41 @@ export function checkOffset(report: Report, event: Record<string, unknown>, path
     path,
     `must be an offset ±hh:mm between -14:00 and +14:00 (e.g. "+01:00"), got ${JSON.stringify(value)}`,
   );
+}
+
+/** The date-time members of EPCIS 2.0: document header, event, error declaration, sensor data. */
+const DATE_TIME_KEYS = new Set([
+  'creationDate',
+  'eventTime',
+  'recordTime',
+  'declarationTime',
+  'time',
+  'startTime',
+  'endTime',
+]);
+const COMPACT_OFFSET = /^(\d{4}-\d{2}-\d{2}T.+[+-])(\d{2})(\d{2})$/;
+
+/**
+ * Lenient only: date-times whose offset has no colon (`2026-03-02T08:00:00.000+0000`, as Java's
+ * formatters and many readers write them) get one, wherever they are in the document, each with
+ * a warning. Runs before validation, so the validator sees the corrected values.
+ */
+export function fixCompactOffsets(report: Report, node: unknown, path = ''): void {
+  if (Array.isArray(node)) {
+    node.forEach((item, i) => fixCompactOffsets(report, item, path + pointer(i)));
+    return;
+  }
+  if (!isRecord(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    const at = path + pointer(key);
+    if (typeof value !== 'string') fixCompactOffsets(report, value, at);
+    else if (DATE_TIME_KEYS.has(key)) {
+      const match = COMPACT_OFFSET.exec(value);
+      const fixed = match ? `${match[1]}${match[2]}:${match[3]}` : null;
+      if (fixed !== null && isDateTime(fixed)) {
+        node[key] = fixed;
+        report.warn(at, `date-time "${value}" corrected to "${fixed}"`);
+      }
+    }
+  }
 }
