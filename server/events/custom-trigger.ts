@@ -22,23 +22,21 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /**
  * Validates `{trigger, source?, occurredAt?, params?}`. Optional fields sent as null count as
- * absent. Unknown top-level keys are refused, each at its own path: a trigger is a command, and
- * a misspelt `param` or `occuredAt` silently ignored would run it with the wrong inputs.
+ * absent. Unknown top-level keys are accepted (SPEC §10 names what makes a trigger invalid, and
+ * an extra key is not among it; the raw payload keeps them) but never silently: each comes back
+ * as a warning at its own path, so a misspelt `param` or `occuredAt` shows in the answer.
  * `occurredAt` is stored normalized to UTC so the GET snapshot sorts and compares it as text.
  */
 export function normalizeCustomTrigger(json: unknown, context: ReceiveContext): Validation<TriggerEvent> {
   if (!isObject(json))
     return fail([{ path: '', message: 'Expected a JSON object {trigger, source?, occurredAt?, params?}' }]);
   const errors: FieldError[] = [];
-
-  for (const key of Object.keys(json)) {
-    if (!KNOWN_KEYS.has(key)) {
-      errors.push({
-        path: pointer(key),
-        message: `Unknown field "${key}"; allowed: trigger, source, occurredAt, params`,
-      });
-    }
-  }
+  const warnings: FieldError[] = Object.keys(json)
+    .filter((key) => !KNOWN_KEYS.has(key))
+    .map((key) => ({
+      path: pointer(key),
+      message: `Unknown field "${key}" ignored; a trigger has trigger, source, occurredAt, params`,
+    }));
 
   const trigger = json.trigger;
   if (typeof trigger !== 'string' || !TRIGGER_PATTERN.test(trigger)) {
@@ -81,5 +79,5 @@ export function normalizeCustomTrigger(json: unknown, context: ReceiveContext): 
   }
 
   if (errors.length > 0 || typeof trigger !== 'string') return fail(errors);
-  return ok({ trigger, source, occurredAt, params });
+  return ok({ trigger, source, occurredAt, params }, warnings);
 }

@@ -81,8 +81,15 @@ function checkedIdUri(hex: string): string | null {
 export function normalizeEpcFilter(value: string): { epc: string } | { epcUri: string } | null {
   const trimmed = value.trim();
   if (hexProblem(trimmed) === null) return { epc: trimmed.toUpperCase() };
-  // RFC 8141: the `urn` scheme and the namespace id are case-insensitive, the rest is not.
-  const uri = /^urn:epc:/i.test(trimmed) ? 'urn:epc:' + trimmed.slice('urn:epc:'.length) : null;
+  // RFC 8141: the `urn` scheme and the namespace id are case-insensitive. Within EPC URIs the
+  // Tag Data Standard's own words (`id`, `sgtin`, `raw`: all but the last segment) are lower-case
+  // tokens, so any spelling of them is the same URI; the value itself (a GIAI serial may hold
+  // letters) keeps its case.
+  const rest = /^urn:epc:/i.test(trimmed) ? trimmed.slice('urn:epc:'.length).split(':') : null;
+  const uri =
+    rest === null
+      ? null
+      : `urn:epc:${rest.map((segment, i) => (i < rest.length - 1 ? segment.toLowerCase() : segment)).join(':')}`;
   if (uri === null || uri.length === 'urn:epc:'.length || /\s/.test(uri)) return null;
   const raw = /^urn:epc:raw:(\d+)\.x([0-9A-Fa-f]+)$/.exec(uri);
   if (raw) {

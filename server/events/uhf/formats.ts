@@ -34,6 +34,8 @@ export function detectFormat(record: JsonObject): ReaderFormat | null {
   return null;
 }
 
+const ZEBRA_TAG_TYPES = new Set(['SIMPLE', 'CUSTOM']);
+
 /**
  * Zebra FX/ATR IoT Connector tag data event:
  * `{type, timestamp, data: {idHex, antenna, peakRssi, reads, eventNum, format, MAC?}}`.
@@ -41,9 +43,12 @@ export function detectFormat(record: JsonObject): ReaderFormat | null {
  * event as one read (its dedup window does the folding on our side).
  */
 const zebra: Extractor = (record, base, errors) => {
-  // The connector's management heartbeats share the envelope; they carry no tag.
-  if (typeof record.type === 'string' && record.type.toLowerCase() === 'heartbeat') return null;
   const data = record.data as JsonObject; // detectFormat checked it is an object
+  // The connector's heartbeats and its other events (GPI, GPO, errors) share the envelope and
+  // carry no tag: skipped. Tag data is SIMPLE or CUSTOM; an event of any other type that does
+  // carry an idHex is still read, so no tag is lost to a type name we do not know.
+  const type = typeof record.type === 'string' ? record.type.toUpperCase() : null;
+  if (type === 'HEARTBEAT' || (type !== null && !ZEBRA_TAG_TYPES.has(type) && missing(data.idHex))) return null;
   const at = (key: string): string => base + pointer('data', key);
   const before = errors.length;
   const epc = requiredEpc(data.idHex, at('idHex'), 'idHex', errors);
@@ -71,15 +76,14 @@ const impinjR700: Extractor = (record, base, errors) => {
     errors.push({ path: eventPath, message });
     return null;
   }
+  // Any field may be missing (SPEC §5): an event without an EPC names no tag, so it is skipped.
+  if (missing(event.epcHex) && missing(event.epc)) return null;
   const at = (key: string): string => eventPath + pointer(key);
   const before = errors.length;
   // epcHex and epc say the same thing; the hex one is taken when both are sent.
   const epc = missing(event.epcHex)
     ? base64Id(event.epc, at('epc'), 'epc', errors)
     : hexId(event.epcHex, at('epcHex'), 'epcHex', errors);
-  if (missing(event.epcHex) && missing(event.epc)) {
-    errors.push({ path: at('epcHex'), message: 'epcHex or epc (base64) is required' });
-  }
   const tid = missing(event.tidHex)
     ? base64Id(event.tid, at('tid'), 'tid', errors)
     : hexId(event.tidHex, at('tidHex'), 'tidHex', errors);

@@ -78,11 +78,13 @@ describe('normalizeCustomTrigger: errors', () => {
     ]);
   });
 
-  it('refuses unknown keys, each at its path', () => {
-    expect(errors({ trigger: 't', param: {}, 'a/b': 1 })).toEqual([
-      { path: '/param', message: expect.stringMatching(/^Unknown field "param"/) as string },
-      { path: '/a~1b', message: expect.stringMatching(/^Unknown field "a\/b"/) as string },
+  it('accepts unknown keys but warns about each at its path (a misspelt param shows)', () => {
+    const result = normalizeCustomTrigger({ trigger: 't', param: {}, 'a/b': 1 }, CONTEXT);
+    expect(result.ok && result.warnings).toEqual([
+      { path: '/param', message: expect.stringMatching(/^Unknown field "param" ignored/) as string },
+      { path: '/a~1b', message: expect.stringMatching(/^Unknown field "a\/b" ignored/) as string },
     ]);
+    expect(trigger({ trigger: 't', param: {} }).params).toEqual({});
   });
 
   it('reports every problem at once', () => {

@@ -78,6 +78,14 @@ describe('normalizeEpcFilter', () => {
     expect(normalizeEpcFilter('URN:EPC:id:sgtin:0614141.812345.6789')).toEqual({
       epcUri: 'urn:epc:id:sgtin:0614141.812345.6789',
     });
+    expect(normalizeEpcFilter('URN:EPC:ID:SGTIN:0614141.812345.6789')).toEqual({
+      epcUri: 'urn:epc:id:sgtin:0614141.812345.6789',
+    });
+    // The value keeps its case: a GIAI serial may hold letters.
+    expect(normalizeEpcFilter('URN:EPC:ID:GIAI:0614141.Ab12')).toEqual({ epcUri: 'urn:epc:id:giai:0614141.Ab12' });
+    expect(normalizeEpcFilter('urn:epc:RAW:96.xe28011702000014cd9b5a08e')).toEqual({
+      epcUri: 'urn:epc:raw:96.xE28011702000014CD9B5A08E',
+    });
     expect(normalizeEpcFilter('urn:epc:raw:96.xe28011702000014cd9b5a08e')).toEqual({
       epcUri: 'urn:epc:raw:96.xE28011702000014CD9B5A08E',
     });

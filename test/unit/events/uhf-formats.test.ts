@@ -49,9 +49,26 @@ describe('normalizeTagReads: Zebra FX/ATR IoT Connector', () => {
   it('skips the connector heartbeats', () => {
     expect(reads([{ type: 'heartbeat', timestamp: '2026-03-02T08:15:53.123+0000', data: { uptime: 5 } }])).toEqual([]);
   });
+
+  it('skips its other events (GPI, errors), but reads any event that carries an idHex', () => {
+    const timestamp = '2026-03-02T08:15:53.123+0000';
+    const gpi = { type: 'GPI', timestamp, data: { pin: 1, state: 'HIGH' } };
+    const tag = { type: 'SIMPLE', timestamp, data: { idHex: SGTIN.epc, antenna: 1, peakRssi: -58 } };
+    expect(reads([gpi, tag, { ...tag, type: 'NEWKIND' }]).map((read) => read.epc)).toEqual([SGTIN.epc, SGTIN.epc]);
+    expect(normalizeTagReads([{ type: 'SIMPLE', timestamp, data: { antenna: 1 } }], CONTEXT).ok).toBe(false);
+  });
 });
 
 describe('normalizeTagReads: Impinj R700 IoT interface', () => {
+  it('skips a tagInventory event that names no EPC (any field may be missing)', () => {
+    const noEpc = {
+      eventType: 'tagInventory',
+      timestamp: '2026-03-02T08:15:53Z',
+      tagInventoryEvent: { antennaPort: 1 },
+    };
+    expect(reads([noEpc])).toEqual([]);
+  });
+
   it('reads tagInventory events and skips the others', () => {
     expect(reads(fixtureJson('readers/impinj-r700-webhook.json'))).toEqual<TagRead[]>([
       {

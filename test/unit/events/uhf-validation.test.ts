@@ -52,13 +52,6 @@ describe('normalizeTagReads: EPC validation', () => {
     ]);
   });
 
-  it('rejects an R700 tagInventory event with neither epc nor epcHex', () => {
-    const json = [{ eventType: 'tagInventory', tagInventoryEvent: { antennaPort: 1 } }];
-    expect(errors(json)).toEqual([
-      { path: '/0/tagInventoryEvent/epcHex', message: 'epcHex or epc (base64) is required' },
-    ]);
-  });
-
   it('rejects R700 epc that is not base64', () => {
     const json = [{ eventType: 'tagInventory', tagInventoryEvent: { epc: 'MHQl!cZT' } }];
     expect(errors(json)).toEqual([
