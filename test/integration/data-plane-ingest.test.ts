@@ -231,7 +231,12 @@ describe('sync processing per event type', () => {
     const res = await send('ghost', fixture('ghostdata/tables.json'));
     expect(res.status).toBe(200);
     const view = await json(await get('ghostView'));
-    expect(view.items.length).toBeGreaterThan(0);
+    // Newest submission first; within it, the rows in the order they were sent.
+    expect(view.items.map((item: { row: { OBJECT_ID: string } }) => item.row.OBJECT_ID)).toEqual([
+      'LOC-1',
+      'LOC-2',
+      'SCN-100',
+    ]);
     const { table } = view.items[0];
     const filtered = await json(await get('ghostView', `?table=${table}`));
     expect(filtered.items.every((item: { table: string }) => item.table === table)).toBe(true);
@@ -288,6 +293,8 @@ describe('sync processing per event type', () => {
     expect(child.body.payload.eventID).toEqual(expect.any(String));
     const events = await json(await get('epcisEventView', '?type=ObjectEvent'));
     expect(events.items.length).toBe(split.result.eventCount);
+    // The submission's events in the order they were sent (newest submission first).
+    expect(events.items.map((item: { id: string }) => item.id)).toEqual(split.result.eventIds);
     const invalid = await send(
       'epcisDoc',
       JSON.stringify({ ...JSON.parse(doc), schemaVersion: undefined, type: 'EpcisDocument' }),

@@ -85,10 +85,12 @@ export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
   parseBody: parseJsonBody,
   validate: (json, context) => validateEpcis(json, { lenient: context.route.epcisLenient, allowBareEvents: true }),
   store(tx, input, event) {
-    const children = input.events.map((epcisEvent) => ({
-      id: newEventId(event.receivedAt),
-      stored: toStoredEvent(epcisEvent, input.context),
-    }));
+    // Ids are drawn last event first: snapshots list newest (highest id) first, so a submission's
+    // events then read in the order they were sent, after the newer submissions.
+    const children = [...input.events]
+      .reverse()
+      .map((epcisEvent) => ({ id: newEventId(event.receivedAt), stored: toStoredEvent(epcisEvent, input.context) }))
+      .reverse();
     eventWrites.insertMany(
       tx,
       children.map((child) => childRow(event, child.id, JSON.stringify(child.stored))),

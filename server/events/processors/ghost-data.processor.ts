@@ -11,12 +11,14 @@ export const ghostDataProcessor: EventProcessor<GhostRow[]> = {
   parseBody: parseJsonBody,
   validate: (json) => normalizeGhostData(json),
   store(tx, rows, event) {
+    // Inserted last row first: the snapshot lists newest (highest id) first, so a submission's
+    // rows then read in the order they were sent, after the newer submissions.
     ghostRowsRepo.insertMany(
       tx,
       event.id,
       event.endpointId,
       event.receivedAt,
-      rows.map((r) => ({ table: r.table, row: JSON.stringify(r.row) })),
+      rows.map((r) => ({ table: r.table, row: JSON.stringify(r.row) })).reverse(),
     );
     return Promise.resolve({
       result: { tables: new Set(rows.map((r) => r.table)).size, rows: rows.length },
