@@ -3,9 +3,10 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDb } from './db';
 import { AppError } from './errors';
-import { createGateway } from './gateway';
-import { createLogger, silentLogger } from './logger';
-import { databaseConfig, startGateway } from './start-gateway';
+import { createGateway, type Gateway } from './gateway';
+import { gatewayLogFile } from './log-file';
+import { createLogger, silentLogger, type Logger } from './logger';
+import { databaseConfig, startGateway, type StartedGateway } from './start-gateway';
 import { staticAdmin } from './http/static-admin';
 
 const USAGE = `Usage:
@@ -30,6 +31,20 @@ function storage(values: { 'data-dir'?: string; 'database-url'?: string }) {
   return { dataDir, databaseUrl };
 }
 
+/**
+ * The gateway behind a one-shot command (`user add`, `backup`). It never creates the first
+ * admin: a password generated here would reach nobody (SPEC §9 prints it from `serve`), and the
+ * next `serve` still creates and prints it, since no user holds the admin role yet.
+ */
+function oneShotGateway(values: { 'data-dir'?: string; 'database-url'?: string }): Promise<Gateway> {
+  const { dataDir, databaseUrl } = storage(values);
+  return createGateway({
+    database: databaseConfig(dataDir, databaseUrl),
+    logger: silentLogger,
+    createFirstAdmin: false,
+  });
+}
+
 /** Secrets come from files, never from argv (visible to every user in `ps`). */
 function readSecretFile(path: string | undefined, what: string): string {
   if (!path) throw new UsageError(`--${what}-file is required`);
@@ -42,7 +57,8 @@ async function serve(args: string[]): Promise<void> {
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
     throw new UsageError('--port must be 0–65535');
   const { dataDir, databaseUrl } = storage(values);
-  const logger = createLogger();
+  // The same lines go to stderr and the data folder's log file, with SQLite and PostgreSQL alike.
+  const logger = createLogger({ file: gatewayLogFile(dataDir) });
   const running = await startGateway({
     dataDir,
     databaseUrl,
@@ -53,6 +69,9 @@ async function serve(args: string[]): Promise<void> {
     logger,
   });
   const { server, gateway } = running;
+  // Handlers first: whoever reads the listening line may signal at once, and a signal that
+  // arrives before a handler exists kills the process without a graceful stop.
+  stopOnSignals(running, logger);
   const shownHost = server.host.includes(':') ? `[${server.host}]` : server.host;
   process.stdout.write(`Gateway listening on http://${shownHost}:${server.port}/GWENDPOINTAPI\n`);
   if (gateway.firstAdmin?.generatedPassword) {
@@ -61,6 +80,10 @@ async function serve(args: string[]): Promise<void> {
     );
   }
   for (const url of server.urls) logger.info('reachable', { url });
+}
+
+/** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, exit within 10 s (SPEC §10). */
+function stopOnSignals(running: StartedGateway, logger: Logger): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -93,12 +116,7 @@ async function userAdd(args: string[]): Promise<void> {
   });
   if (!values.username) throw new UsageError('--username is required');
   const password = readSecretFile(values['password-file'], 'password');
-  const { dataDir, databaseUrl } = storage(values);
-  const gateway = await createGateway({
-    database: databaseConfig(dataDir, databaseUrl),
-    logger: silentLogger,
-    adminPassword: undefined,
-  });
+  const gateway = await oneShotGateway(values);
   try {
     const user = await gateway.handlers.createUser(
       { username: values.username, password, roles: values.role ?? [], displayName: values['display-name'] ?? '' },
@@ -123,8 +141,7 @@ async function backup(args: string[]): Promise<void> {
     },
   });
   const passphrase = readSecretFile(values['passphrase-file'], 'passphrase');
-  const { dataDir, databaseUrl } = storage(values);
-  const gateway = await createGateway({ database: databaseConfig(dataDir, databaseUrl), logger: silentLogger });
+  const gateway = await oneShotGateway(values);
   try {
     if (action === 'export') {
       if (!values.out) throw new UsageError('--out is required');

@@ -9,11 +9,13 @@ import { createDb, type Db, type DbConfig } from './db';
 import { startPgChangeFeed, type ChangeFeed } from './db/change-feed';
 import { createApp } from './http/app';
 import { createLogger, type Logger } from './logger';
+import { CountingPipeline } from './metrics/counting-pipeline';
+import { GatewayMetrics } from './metrics/gateway-metrics';
+import { IngestCounters } from './metrics/ingest-counters';
 import { eventsRepo } from './repositories/events.repo';
 import { dataPlane } from './ingest/data-plane';
 import { GroupCommit, sumStats } from './ingest/group-commit';
 import { Idempotency } from './ingest/idempotency';
-import { Pipeline } from './ingest/pipeline';
 import { LiveRoutes } from './ingest/route-table';
 import { QueueDepth, Worker } from './ingest/worker';
 import { Housekeeping } from './ingest/housekeeping';
@@ -37,6 +39,13 @@ export interface GatewayOptions {
   logger?: Logger;
   /** First-start admin password (GATEWAY_ADMIN_PASSWORD); generated when absent. */
   adminPassword?: string;
+  /**
+   * Whether this process creates the first admin when no user holds the admin role (default
+   * true): `serve`, the desktop and tests, which show or know its password. One-shot commands
+   * (`user add`, `backup`) pass false: a password generated there would be seen by nobody, and
+   * the next `serve` creates and prints it instead.
+   */
+  createFirstAdmin?: boolean;
   adminAssets?: Middleware;
   now?: () => number;
   /** Run the queue worker in this process (default true); false makes an ingest-only instance. */
@@ -76,11 +85,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const settings = createSettingsService({ db, changes, audit });
   await settings.reload();
   await ensureBuiltInRoles(db);
-  const firstAdmin = await ensureFirstAdmin(db, {
-    password: options.adminPassword,
-    bcryptCost: settings.current().bcryptCost,
-    now: now(),
-  });
+  const firstAdmin =
+    options.createFirstAdmin === false
+      ? null
+      : await ensureFirstAdmin(db, {
+          password: options.adminPassword,
+          bcryptCost: settings.current().bcryptCost,
+          now: now(),
+          logger,
+        });
 
   const deps: ServiceDeps = { db, changes, audit, settings, now };
   const directory = new AuthDirectory(db, changes);
@@ -97,7 +110,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   // behind the worker's (or a sync request's) processing flush.
   const acks = db.kind === 'postgres' ? new GroupCommit(db) : commit;
   const lanes = acks === commit ? [commit] : [commit, acks];
-  const pipeline = new Pipeline({ work: commit, acks }, () => settings.current(), now);
+  const commitStats = () => sumStats(...lanes.map((lane) => lane.stats));
+  const ingestCounters = new IngestCounters();
+  const pipeline = new CountingPipeline(ingestCounters, { work: commit, acks }, () => settings.current(), now);
   const depth = new QueueDepth();
   const idempotency = new Idempotency(db, now);
   const instanceId = randomUUID();
@@ -166,6 +181,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       };
     },
   } satisfies GatewayHandlers;
+  const metrics = new GatewayMetrics({ events: ingestCounters, status: () => handlers.getStatus(), commitStats });
 
   const app = createApp({
     logger,
@@ -173,6 +189,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     verifier,
     lockout,
     sessions,
+    metrics,
     adminAssets: options.adminAssets,
     dataPlane: dataPlane({
       db,
@@ -199,7 +216,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
             queueDepth: await eventsRepo.countQueued(db.knex),
             // Group-commit counters (flushes, event rows, jobs) since start: counts only, no
             // secrets; `npm run bench` reads them to report durable events per disk flush.
-            commit: sumStats(...lanes.map((lane) => lane.stats)),
+            commit: commitStats(),
           },
         };
       } catch {

@@ -3,8 +3,9 @@ import type { Middleware } from 'koa';
 import type { DbConfig } from './db';
 import { createGateway, type Gateway } from './gateway';
 import { startServer, type RunningServer } from './http/start-server';
-import type { Logger } from './logger';
+import { createLogger, type Logger } from './logger';
 import { usersRepo } from './repositories/users.repo';
+import { VERSION } from './version';
 
 export interface StartOptions {
   /** Data folder: the SQLite database lives here (and local files with PostgreSQL). */
@@ -34,11 +35,12 @@ export function databaseConfig(dataDir: string, databaseUrl?: string): DbConfig 
 
 /** The one start function behind `gateway serve` and the desktop shell. */
 export async function startGateway(options: StartOptions): Promise<StartedGateway> {
+  const logger = options.logger ?? createLogger();
   const gateway = await createGateway({
     database: databaseConfig(options.dataDir, options.databaseUrl),
     adminPassword: options.adminPassword,
     adminAssets: options.adminAssets,
-    logger: options.logger,
+    logger,
   });
   const settings = gateway.deps.settings.current();
   let server: RunningServer;
@@ -58,6 +60,14 @@ export async function startGateway(options: StartOptions): Promise<StartedGatewa
     throw error;
   }
   gateway.runtime.listenUrls = server.urls;
+  // Facts only: a generated admin password is the caller's to show, never a log line's.
+  logger.info('gateway started', {
+    version: VERSION,
+    database: gateway.db.kind,
+    host: server.host,
+    port: server.port,
+    firstStart: gateway.firstAdmin !== null,
+  });
   let stopping: Promise<void> | null = null;
   return {
     gateway,
@@ -66,6 +76,7 @@ export async function startGateway(options: StartOptions): Promise<StartedGatewa
       (stopping ??= (async () => {
         await server.stop();
         await gateway.close();
+        logger.info('gateway stopped');
       })()),
   };
 }

@@ -5,12 +5,18 @@
 
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-export function isValidTimeZone(zone: string): boolean {
+/**
+ * The canonical IANA name of a zone as ICU knows it (`utc` → `UTC`, `europe/berlin` →
+ * `Europe/Berlin`), or null when it names no zone. Names are matched case-insensitively, so
+ * storing what was sent would show and export a spelling nobody chose on purpose. UTC offsets
+ * (`+01:00`, accepted by newer ICU) are not IANA names.
+ */
+export function canonicalTimeZone(zone: string): string | null {
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
+    const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+    return /^[A-Za-z]/.test(canonical) ? canonical : null;
   } catch {
-    return false;
+    return null;
   }
 }
 

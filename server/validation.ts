@@ -1,5 +1,9 @@
 import type { FieldError } from './contract/errors';
-import { validationFailed } from './errors';
+import { notFound, validationFailed } from './errors';
+import { passwordProblem } from './secrets';
+
+/** Characters as a person counts them (code points): "é" or "🙂" is one, not one or two UTF-16 units. */
+export const characterCount = (value: string): number => [...value].length;
 
 /**
  * Reads fields out of untrusted input, collecting every problem with its JSON Pointer path, so a
@@ -58,11 +62,28 @@ export class InputReader {
       return rules.required ? '' : undefined;
     }
     const label = rules.label ?? key;
-    if (rules.required && value.length === 0) this.fail(key, `${label} is required`);
-    else if (rules.max !== undefined && value.length > rules.max)
+    // A required value must say something: only spaces is as missing as nothing at all (a name
+    // of blanks cannot be told apart in a list). Secrets opt out, spaces are part of them.
+    const blank = rules.allowBlank ? value.length === 0 : value.trim().length === 0;
+    if (rules.required && blank) this.fail(key, `${label} is required`);
+    else if (rules.max !== undefined && characterCount(value) > rules.max)
       this.fail(key, `${label} must be at most ${rules.max} characters`);
     else if (rules.pattern && !rules.pattern.test(value))
       this.fail(key, rules.patternMessage ?? `${label} has an invalid format`);
+    return value;
+  }
+
+  /**
+   * A write-only password. Omitted (or null) gives undefined: required on create, "keep the
+   * current one" on update (SPEC §10). Anything sent, "" included, must be a valid password
+   * (8–72 bytes, SPEC §3): an empty field never silently means "unchanged".
+   */
+  password(key: string, required: boolean): string | undefined {
+    const before = this.errors.length;
+    const value = this.string(key, { required, allowBlank: true, label: 'Password' });
+    if (value === undefined || this.errors.length > before) return value;
+    const problem = passwordProblem(value, this.path(key));
+    if (problem) this.errors.push(problem);
     return value;
   }
 
@@ -109,17 +130,33 @@ export class InputReader {
 }
 
 export interface StringRules {
+  /** Present and not blank (whitespace only counts as missing, unless `allowBlank`). */
   required?: boolean;
+  /** For secrets (passwords, passphrases): whitespace is content, only "" is missing. */
+  allowBlank?: boolean;
+  /** In characters (code points), the unit the spec's "1–64 chars" means. */
   max?: number;
   pattern?: RegExp;
   patternMessage?: string;
   label?: string;
 }
 
-/** Reads a positive integer id from input (`{id}` of the contract), throwing 400 otherwise. */
-export function readId(input: unknown): number {
-  const id = (input as { id?: unknown } | null)?.id;
-  if (typeof id === 'number' && Number.isSafeInteger(id) && id > 0) return id;
-  if (typeof id === 'string' && /^[1-9][0-9]{0,15}$/.test(id)) return Number(id);
-  throw validationFailed([{ path: '/id', message: 'id must be a positive integer' }]);
+/** Ids are PostgreSQL `increments` columns: 32-bit, so nothing larger can exist. */
+const MAX_ID = 2_147_483_647;
+
+/**
+ * Reads the id of a stored record (`{id}` of the contract; a path segment arrives as a string).
+ * An id that cannot name a record (`abc`, `0`, `1e3`, beyond 32 bits) answers the same 404 as an
+ * unknown one (SPEC §6: unknown ids → 404): no such `what` exists, whatever the reason.
+ */
+export function readId(input: unknown, what: string): number {
+  const id = storedId((input as { id?: unknown } | null)?.id);
+  if (id === null) throw notFound(what);
+  return id;
+}
+
+/** A value that can be a stored id (a number, or its decimal digits as text), else null. */
+export function storedId(raw: unknown): number | null {
+  const id = typeof raw === 'string' && /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : raw;
+  return typeof id === 'number' && Number.isInteger(id) && id > 0 && id <= MAX_ID ? id : null;
 }

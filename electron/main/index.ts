@@ -14,6 +14,7 @@ import {
   type MessageBoxReturnValue,
 } from 'electron';
 import { staticAdmin } from '../../server/http/static-admin';
+import { gatewayLogFile } from '../../server/log-file';
 import { createLogger } from '../../server/logger';
 import { startGateway } from '../../server/start-gateway';
 import { firstAdminDialog, portChoice, portInUseDialog, restartDialog, startFailedDialog } from './dialogs';
@@ -33,19 +34,22 @@ const APP_URL = new URL('../renderer/index.html', import.meta.url).href;
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
 const PRELOAD_PATH = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
 
-const logger = createLogger();
 let window: BrowserWindow | null = null;
 let tray: Tray | null = null;
 
 // One user-data folder in development and packaged alike (the package is named "gateway", the
 // product "Gateway"). Set before anything reads it: the single-instance lock is keyed on it.
 app.setPath('userData', join(app.getPath('appData'), 'Gateway'));
+const dataDir = join(app.getPath('userData'), 'data');
+// Lines go to stderr and to <data>/logs/gateway.log, as with `gateway serve` (opened at the
+// first line, so a second instance that only hands over to the first leaves no trace).
+const logger = createLogger({ file: gatewayLogFile(dataDir) });
 
 const controller = createServerController({
   // The stored port and host apply; `port` is only ever the free port the user picked.
   start: ({ port, adminPassword }) =>
     startGateway({
-      dataDir: join(app.getPath('userData'), 'data'),
+      dataDir,
       databaseUrl: process.env.GATEWAY_DATABASE_URL || undefined,
       port,
       adminPassword,

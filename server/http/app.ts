@@ -5,11 +5,15 @@ import type { Lockout } from '../auth/lockout';
 import type { GatewayHandlers } from '../contract/operations';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { SessionsService } from '../services/sessions.service';
 import { adminAuth } from './middleware/admin-auth';
+import { countResponses } from './middleware/count-responses';
 import { problems } from './middleware/problems';
 import { requestId } from './middleware/request-id';
 import { adminRouter } from './routes/admin.routes';
+import { metricsHandler } from './routes/metrics.routes';
+import { openApiHandler } from './routes/openapi.routes';
 import { tokenHandler } from './routes/token.routes';
 
 export const API_ROOT = '/GWENDPOINTAPI';
@@ -27,6 +31,8 @@ export interface AppDeps {
   lockout: Lockout;
   sessions: SessionsService;
   health: () => Promise<HealthReport>;
+  /** `/_metrics`; the app counts its responses into it. */
+  metrics: GatewayMetrics;
   /** The data plane (`/GWENDPOINTAPI/<base>/<route>`); everything unmatched is a 404. */
   dataPlane?: Middleware;
   /** Serves the built renderer under `/GWENDPOINTAPI/_admin/` (web admin). */
@@ -62,14 +68,22 @@ export function createApp(deps: AppDeps): Koa {
     ctx.body = report.body;
     ctx.set('Cache-Control', 'no-store');
   });
+  const metrics = onlyMethod('GET', metricsHandler(deps.metrics));
+  const openApi = onlyMethod(
+    'GET',
+    openApiHandler({ serverUrl: API_ROOT, adminApiPath: ADMIN_API_PREFIX.slice(API_ROOT.length) }),
+  );
 
   app.use(requestId());
+  app.use(countResponses(deps.metrics.responses));
   app.use(problems(deps.logger));
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     const path = ctx.path;
     if (path === `${API_ROOT}/_health` || path === `${API_ROOT}/_health/`) return void (await health(ctx, next));
     if (path === `${API_ROOT}/token` || path === `${API_ROOT}/token/`) return void (await token(ctx, next));
+    if (path === `${API_ROOT}/_metrics` || path === `${API_ROOT}/_metrics/`) return void (await metrics(ctx, next));
+    if (path === `${API_ROOT}/_openapi.json`) return void (await openApi(ctx, next));
     if (path.startsWith(`${ADMIN_API_PREFIX}/`) || path === ADMIN_API_PREFIX) {
       await adminApi(ctx, next);
       // The router marks unknown paths 404 and known paths with another method 405 (access

@@ -210,15 +210,18 @@ export const endpointsRepo = {
     }
   },
 
-  /** Removes these routes from every external user, answering the usernames that lost one. */
+  /**
+   * Removes these routes from every external user, answering the usernames that lost one: each
+   * once, sorted case-insensitively in code (SQL collations order differently per dialect).
+   */
   async unassignExternalUsers(db: Queryable, routeIds: number[]): Promise<string[]> {
     if (routeIds.length === 0) return [];
-    const rows = (await db('external_user_routes')
+    const rows: { username: string; username_key: string }[] = await db('external_user_routes')
       .join('external_users', 'external_users.id', 'external_user_routes.external_user_id')
       .whereIn('external_user_routes.route_id', routeIds)
-      .distinct('external_users.username')
-      .orderBy('external_users.username')) as { username: string }[];
+      .distinct('external_users.username', 'external_users.username_key');
     await db('external_user_routes').whereIn('route_id', routeIds).delete();
+    rows.sort((a, b) => (a.username_key < b.username_key ? -1 : a.username_key > b.username_key ? 1 : 0));
     return rows.map((row) => row.username);
   },
 };

@@ -75,6 +75,11 @@ export const usersRepo = {
     return num(row?.n ?? 0);
   },
 
+  /** Whether any user (active or not) holds this role. */
+  async anyWithRole(db: Queryable, roleId: number): Promise<boolean> {
+    return (await db('user_roles').where('role_id', roleId).first('user_id')) !== undefined;
+  },
+
   async usernameTaken(db: Queryable, username: string, exceptId?: number): Promise<boolean> {
     const query = db('users').where('username_key', nameKey(username));
     if (exceptId !== undefined) void query.whereNot('id', exceptId);

@@ -44,7 +44,7 @@ export function createAccessTokensService(deps: ServiceDeps) {
 
   return {
     listAccessTokens: async (): Promise<AccessToken[]> => (await accessTokensRepo.list(db.knex)).map(toDto),
-    getAccessToken: async (input: unknown): Promise<AccessToken> => toDto(await load(readId(input))),
+    getAccessToken: async (input: unknown): Promise<AccessToken> => toDto(await load(readId(input, 'Access token'))),
 
     async createAccessToken(input: unknown, context: CallContext): Promise<AccessTokenWithValue> {
       const r = new InputReader(input);
@@ -91,7 +91,7 @@ export function createAccessTokensService(deps: ServiceDeps) {
     },
 
     async regenerateAccessToken(input: unknown, context: CallContext): Promise<AccessTokenWithValue> {
-      const id = readId(input);
+      const id = readId(input, 'Access token');
       const token = generateToken('gwat_');
       await db.knex.transaction(async (trx) => {
         const existing = await accessTokensRepo.findById(trx, id);
@@ -122,7 +122,7 @@ export function createAccessTokensService(deps: ServiceDeps) {
     },
 
     async deleteAccessToken(input: unknown, context: CallContext): Promise<void> {
-      const id = readId(input);
+      const id = readId(input, 'Access token');
       await db.knex.transaction(async (trx) => {
         const existing = await accessTokensRepo.findById(trx, id);
         if (!existing) throw notFound('Access token');

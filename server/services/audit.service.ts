@@ -3,8 +3,10 @@ import type { CallContext } from '../contract/operations';
 import type { Db } from '../db';
 import { auditRepo } from '../repositories/audit.repo';
 import type { Queryable } from '../repositories/db-types';
+import { validationFailed } from '../errors';
 import { iso } from '../time';
-import { readPaging } from './paging';
+import { storedId } from '../validation';
+import { readListQuery } from './paging';
 
 export interface AuditService {
   /** Written inside the caller's transaction, so a change and its audit entry commit together. */
@@ -26,9 +28,14 @@ export function createAuditService(deps: { db: Db; now: () => number }): AuditSe
     },
 
     async listAudit(query) {
-      const { limit, cursor } = readPaging(query);
-      const beforeId = cursor === undefined ? undefined : Number(cursor);
-      const rows = await auditRepo.page(deps.db.knex, limit + 1, Number.isSafeInteger(beforeId) ? beforeId : undefined);
+      // The same query rules as /events: no filters here, and the cursor is an entry's id.
+      const { limit, cursor, errors } = readListQuery(query, {
+        filters: [],
+        isCursor: (value) => storedId(value) !== null,
+      });
+      if (errors.length > 0) throw validationFailed(errors);
+      const beforeId = cursor === undefined ? undefined : (storedId(cursor) ?? undefined);
+      const rows = await auditRepo.page(deps.db.knex, limit + 1, beforeId);
       const items = rows.slice(0, limit).map((row) => ({ ...row, at: iso(row.at) }));
       const last = items[items.length - 1];
       return { items, nextCursor: rows.length > limit && last ? String(last.id) : null };

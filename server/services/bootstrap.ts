@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
+import type { Logger } from '../logger';
 import { isUniqueViolation } from '../repositories/db-types';
 import { rolesRepo } from '../repositories/roles.repo';
 import { usersRepo } from '../repositories/users.repo';
 import { hashPassword, passwordProblem } from '../secrets';
 import { ADMIN_ROLE } from './roles.service';
+
+const FIRST_ADMIN = 'admin';
 
 /** The built-in `admin` role always exists; it is the one role that grants management rights. */
 export async function ensureBuiltInRoles(db: Db): Promise<void> {
@@ -19,30 +22,41 @@ export async function ensureBuiltInRoles(db: Db): Promise<void> {
 }
 
 /**
- * On first start (no user at all) creates `admin` with role `admin`. The password comes from
- * GATEWAY_ADMIN_PASSWORD, else it is generated and returned so the caller prints it once; it is
- * never written anywhere else.
+ * Creates the first admin, `admin` with role `admin`, when no user holds the admin role (on a
+ * first start no user exists at all). The password comes from GATEWAY_ADMIN_PASSWORD, else it
+ * is generated and returned so the caller prints it once; it is never written anywhere else.
+ *
+ * Only the long-running gateway (`serve`, the desktop) calls this, because only it shows the
+ * password to someone; the one-shot commands never create the admin. That is why the test is
+ * "no admin" rather than "no user": a `gateway user add` before the first `serve` must not leave
+ * a gateway nobody can manage, while a user added with `--role admin` is the operator's own
+ * first admin, and then none is created.
  */
 export async function ensureFirstAdmin(
   db: Db,
-  options: { password?: string; bcryptCost: number; now: number },
+  options: { password?: string; bcryptCost: number; now: number; logger?: Logger },
 ): Promise<{ username: string; generatedPassword: string | null } | null> {
-  if ((await usersRepo.count(db.knex)) > 0) return null;
+  const adminRole = await rolesRepo.findByName(db.knex, ADMIN_ROLE);
+  if (!adminRole || (await usersRepo.anyWithRole(db.knex, adminRole.id))) return null;
+  if (await usersRepo.usernameTaken(db.knex, FIRST_ADMIN)) {
+    // Someone made "admin" an ordinary user on purpose: leave it alone, but say how to recover.
+    options.logger?.warn('no user holds the admin role; add one with "gateway user add --role admin"');
+    return null;
+  }
   const given = options.password && options.password.length > 0 ? options.password : undefined;
   if (given) {
     const problem = passwordProblem(given);
     if (problem) throw new Error(`GATEWAY_ADMIN_PASSWORD: ${problem.message}`);
   }
   const password = given ?? randomBytes(18).toString('base64url');
-  const admin = await rolesRepo.findByName(db.knex, ADMIN_ROLE);
   const passwordHash = await hashPassword(password, options.bcryptCost);
   try {
     await db.knex.transaction((trx) =>
       usersRepo.insert(trx, {
-        username: 'admin',
+        username: FIRST_ADMIN,
         displayName: 'Administrator',
         active: true,
-        roleIds: admin ? [admin.id] : [],
+        roleIds: [adminRole.id],
         passwordHash,
         createdAt: options.now,
       }),
@@ -52,5 +66,5 @@ export async function ensureFirstAdmin(
     if (isUniqueViolation(error)) return null;
     throw error;
   }
-  return { username: 'admin', generatedPassword: given ? null : password };
+  return { username: FIRST_ADMIN, generatedPassword: given ? null : password };
 }

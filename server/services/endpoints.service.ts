@@ -100,7 +100,7 @@ export function createEndpointsService(deps: ServiceDeps) {
   const { db } = deps;
 
   async function getEndpoint(input: unknown): Promise<Endpoint> {
-    const endpoint = await endpointsRepo.findById(db.knex, readId(input));
+    const endpoint = await endpointsRepo.findById(db.knex, readId(input, 'Endpoint'));
     if (!endpoint) throw notFound('Endpoint');
     return endpointToDto(endpoint);
   }
@@ -113,18 +113,15 @@ export function createEndpointsService(deps: ServiceDeps) {
   ): Promise<RouteWrite[]> {
     const roleNames = [...new Set(draft.routes.flatMap((route) => route.roles))];
     const roles = await rolesRepo.findByNames(trx, roleNames);
-    const ownRouteIds = new Set(existing?.routes.map((route) => route.id) ?? []);
     const errors: FieldError[] = [];
     draft.routes.forEach((route, index) => {
       route.roles.forEach((role, roleIndex) => {
         if (!roles.has(nameKey(role)))
           errors.push({ path: `/routes/${index}/roles/${roleIndex}`, message: `Role "${role}" does not exist` });
       });
-      // On create, ids are ignored; on update, an id must be one of this endpoint's routes.
-      if (existing && route.id !== undefined && !ownRouteIds.has(route.id)) {
-        errors.push({ path: `/routes/${index}/id`, message: `Route ${route.id} does not belong to this endpoint` });
-      }
     });
+    // On create, ids are ignored; on update they say which stored route each entry is.
+    if (existing) errors.push(...routeIdProblems(draft, existing));
     if (errors.length > 0) throw validationFailed(errors);
 
     if (await endpointsRepo.findConflict(trx, 'name', draft.name, existing?.id)) {
@@ -140,15 +137,16 @@ export function createEndpointsService(deps: ServiceDeps) {
     const writes: RouteWrite[] = draft.routes.map(({ roles: names, ...route }) => ({
       ...route,
       id: existing ? route.id : undefined,
-      roleIds: names.map((name) => roles.get(nameKey(name))?.id ?? 0),
+      // One row per role: ["admin", "ADMIN"] names one role, and route_roles is unique per pair.
+      roleIds: [...new Set(names.map((name) => roles.get(nameKey(name))?.id ?? 0))],
     }));
-    const keptIds = writes.flatMap((route) => (route.id === undefined ? [] : [route.id]));
     // A route name is unique across the whole client: against other endpoints' routes (this
-    // endpoint's routes are being replaced) and within the submission itself.
+    // endpoint's routes are being replaced; the ids kept are among them) and within the
+    // submission itself.
     const taken = await endpointsRepo.takenRouteNames(
       trx,
       writes.map((route) => route.name),
-      [...ownRouteIds, ...keptIds],
+      existing?.routes.map((route) => route.id) ?? [],
     );
     const seen = new Set<string>();
     const nameErrors: FieldError[] = [];
@@ -193,23 +191,14 @@ export function createEndpointsService(deps: ServiceDeps) {
     },
 
     async updateEndpoint(input: unknown, context: CallContext): Promise<EndpointUpdateResult> {
-      const id = readId(input);
+      const id = readId(input, 'Endpoint');
       const draft = readEndpoint(input);
       const revoked = await db.knex
         .transaction(async (trx) => {
           const existing = await endpointsRepo.findById(trx, id);
           if (!existing) throw notFound('Endpoint');
           const routes = await checkAgainstStore(trx, draft, existing);
-          const wasBasic = new Set(
-            existing.routes.filter((route) => route.authType === 'basic').map((route) => route.id),
-          );
-          const leavingBasic = routes.filter(
-            (route) => route.id !== undefined && wasBasic.has(route.id) && route.authType !== 'basic',
-          );
-          const lost = await endpointsRepo.unassignExternalUsers(
-            trx,
-            leavingBasic.map((route) => route.id ?? 0),
-          );
+          const lost = await endpointsRepo.unassignExternalUsers(trx, basicRoutesLost(existing, routes));
           await endpointsRepo.update(trx, id, draft);
           await endpointsRepo.replaceRoutes(trx, id, routes);
           await deps.audit.record(
@@ -228,7 +217,7 @@ export function createEndpointsService(deps: ServiceDeps) {
     },
 
     async deleteEndpoint(input: unknown, context: CallContext): Promise<void> {
-      const id = readId(input);
+      const id = readId(input, 'Endpoint');
       await db.knex.transaction(async (trx) => {
         const existing = await endpointsRepo.findById(trx, id);
         if (!existing) throw notFound('Endpoint');
@@ -238,6 +227,38 @@ export function createEndpointsService(deps: ServiceDeps) {
       deps.changes.publish('endpoints', 'externalUsers');
     },
   };
+}
+
+/**
+ * On update, each route id must be one of this endpoint's routes and name one entry only: two
+ * entries with one id would silently merge into one route. The second occurrence is the error.
+ */
+function routeIdProblems(draft: EndpointDraft, existing: EndpointRecord): FieldError[] {
+  const ownRouteIds = new Set(existing.routes.map((route) => route.id));
+  const seen = new Set<number>();
+  const errors: FieldError[] = [];
+  draft.routes.forEach((route, index) => {
+    if (route.id === undefined) return;
+    const path = `/routes/${index}/id`;
+    if (!ownRouteIds.has(route.id))
+      errors.push({ path, message: `Route ${route.id} does not belong to this endpoint` });
+    else if (seen.has(route.id)) errors.push({ path, message: `Route ${route.id} appears more than once` });
+    seen.add(route.id);
+  });
+  return errors;
+}
+
+/**
+ * The stored `basic` routes that stop being one, for the external users assigned to them
+ * (SPEC §3): those moved to another auth type, and those deleted, which includes a route sent
+ * again without its id (it is replaced by a new route). A route that keeps its id and stays
+ * `basic` keeps its users.
+ */
+function basicRoutesLost(existing: EndpointRecord, routes: RouteWrite[]): number[] {
+  const staysBasic = new Set(routes.filter((route) => route.authType === 'basic').map((route) => route.id));
+  return existing.routes
+    .filter((route) => route.authType === 'basic' && !staysBasic.has(route.id))
+    .map((route) => route.id);
 }
 
 /** Two submits racing past the checks meet the unique index; answer as the check would have. */

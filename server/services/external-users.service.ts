@@ -4,7 +4,7 @@ import { AppError, notFound, validationFailed } from '../errors';
 import { isUniqueViolation, nameKey, type Queryable } from '../repositories/db-types';
 import { endpointsRepo } from '../repositories/endpoints.repo';
 import { externalUsersRepo, type ExternalUserRecord } from '../repositories/external-users.repo';
-import { hashPassword, passwordProblem } from '../secrets';
+import { hashPassword } from '../secrets';
 import { InputReader, readId } from '../validation';
 import type { ServiceDeps } from './service-deps';
 import { USERNAME } from './users.service';
@@ -36,13 +36,9 @@ export function readExternalUser(input: unknown, creating: boolean) {
   const routes = r.stringList('routes', 'Endpoint(s)');
   if (creating && routes.length === 0) r.fail('routes', 'Select at least one route with Auth Type basic');
   const active = r.boolean('active', true);
-  const password = r.string('password', { required: creating, label: 'Password' });
-  if (password !== undefined && password !== '') {
-    const problem = passwordProblem(password);
-    if (problem) r.errors.push(problem);
-  }
+  const password = r.password('password', creating);
   r.check();
-  return { firstName, lastName, username, routes, active, password: password || undefined };
+  return { firstName, lastName, username, routes, active, password };
 }
 
 /** External users may only hold routes whose Auth Type is basic (SPEC §3). */
@@ -67,7 +63,7 @@ export function createExternalUsersService(deps: ServiceDeps) {
   const cost = () => deps.settings.current().bcryptCost;
 
   async function getExternalUser(input: unknown): Promise<ExternalUser> {
-    const user = await externalUsersRepo.findById(db.knex, readId(input));
+    const user = await externalUsersRepo.findById(db.knex, readId(input, 'External user'));
     if (!user) throw notFound('External user');
     return toDto(user);
   }
@@ -102,7 +98,7 @@ export function createExternalUsersService(deps: ServiceDeps) {
     },
 
     async updateExternalUser(input: unknown, context: CallContext): Promise<ExternalUser> {
-      const id = readId(input);
+      const id = readId(input, 'External user');
       const user = readExternalUser(input, false);
       const passwordHash = user.password ? await hashPassword(user.password, cost()) : undefined;
       await db.knex
@@ -128,7 +124,7 @@ export function createExternalUsersService(deps: ServiceDeps) {
     },
 
     async deleteExternalUser(input: unknown, context: CallContext): Promise<void> {
-      const id = readId(input);
+      const id = readId(input, 'External user');
       await db.knex.transaction(async (trx) => {
         const existing = await externalUsersRepo.findById(trx, id);
         if (!existing) throw notFound('External user');

@@ -1,21 +1,43 @@
-import { validationFailed } from '../errors';
+import type { FieldError } from '../contract/errors';
 
-/** Reads `limit` (1–1000, default 100) and an opaque `cursor` from a query object. */
-export function readPaging(query: unknown): { limit: number; cursor?: string } {
-  const q = (query ?? {}) as { limit?: unknown; cursor?: unknown };
-  let limit = 100;
-  if (q.limit !== undefined && q.limit !== null && q.limit !== '') {
-    const parsed =
-      typeof q.limit === 'number'
-        ? q.limit
-        : typeof q.limit === 'string' && /^\d+$/.test(q.limit)
-          ? Number(q.limit)
-          : NaN;
-    if (!Number.isInteger(parsed) || parsed < 1 || parsed > 1000) {
-      throw validationFailed([{ path: '/limit', message: 'limit must be an integer from 1 to 1000' }]);
-    }
-    limit = parsed;
+export interface ListQuery {
+  /** The parameters as received, to read the list's own filters from. */
+  query: Record<string, unknown>;
+  limit: number;
+  cursor?: string;
+  /** Problems found so far; the caller adds its filters' and throws them all at once. */
+  errors: FieldError[];
+}
+
+/**
+ * Reads the query of a paged list (`/events`, `/audit`): the list's own `filters`, `limit`
+ * (1–1000, default 100) and `cursor`. Every list answers a parameter it does not know and a
+ * cursor it did not issue with 400, never with a silent first page: a typo in a filter would
+ * otherwise look like an answer.
+ */
+export function readListQuery(
+  input: unknown,
+  options: { filters: readonly string[]; isCursor: (cursor: string) => boolean },
+): ListQuery {
+  const query = (input ?? {}) as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const known = [...options.filters, 'limit', 'cursor'];
+  for (const key of Object.keys(query))
+    if (!known.includes(key)) errors.push({ path: `/${key}`, message: `Unknown parameter "${key}"` });
+  const limit = readLimit(query.limit, errors);
+  const cursor = query.cursor === undefined || query.cursor === '' ? undefined : query.cursor;
+  if (cursor !== undefined && (typeof cursor !== 'string' || !options.isCursor(cursor))) {
+    errors.push({ path: '/cursor', message: 'cursor is not valid' });
+    return { query, limit, errors };
   }
-  const cursor = typeof q.cursor === 'string' && q.cursor.length > 0 ? q.cursor : undefined;
-  return cursor === undefined ? { limit } : { limit, cursor };
+  return cursor === undefined ? { query, limit, errors } : { query, limit, cursor, errors };
+}
+
+function readLimit(value: unknown, errors: FieldError[]): number {
+  if (value === undefined || value === null || value === '') return 100;
+  const parsed =
+    typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : NaN;
+  if (Number.isInteger(parsed) && parsed >= 1 && parsed <= 1000) return parsed;
+  errors.push({ path: '/limit', message: 'limit must be an integer from 1 to 1000' });
+  return 100;
 }

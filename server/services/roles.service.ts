@@ -15,6 +15,7 @@ export function readRole(input: unknown): { name: string; description: string } 
   const r = new InputReader(input);
   const name = r.string('name', {
     required: true,
+    label: 'Role Name',
     pattern: ROLE_NAME,
     patternMessage: 'Role name must start with a letter and use only letters, digits, ".", "_" or "-" (at most 64)',
   });
@@ -32,7 +33,7 @@ export function createRolesService(deps: ServiceDeps) {
   const { db } = deps;
 
   async function getRole(input: unknown): Promise<Role> {
-    const role = await rolesRepo.findById(db.knex, readId(input));
+    const role = await rolesRepo.findById(db.knex, readId(input, 'Role'));
     if (!role) throw notFound('Role');
     return toDto(role);
   }
@@ -56,7 +57,7 @@ export function createRolesService(deps: ServiceDeps) {
     },
 
     async updateRole(input: unknown, context: CallContext): Promise<Role> {
-      const id = readId(input);
+      const id = readId(input, 'Role');
       const role = readRole(input);
       await db.knex
         .transaction(async (trx) => {
@@ -76,7 +77,7 @@ export function createRolesService(deps: ServiceDeps) {
     },
 
     async deleteRole(input: unknown, context: CallContext): Promise<void> {
-      const id = readId(input);
+      const id = readId(input, 'Role');
       await db.knex.transaction(async (trx) => {
         const existing = await rolesRepo.findById(trx, id);
         if (!existing) throw notFound('Role');

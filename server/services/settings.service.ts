@@ -4,7 +4,7 @@ import type { Settings, SettingsUpdateResult } from '../contract/dto';
 import type { Db } from '../db';
 import { validationFailed } from '../errors';
 import { settingsRepo } from '../repositories/settings.repo';
-import { isValidTimeZone, systemTimeZone } from '../time';
+import { canonicalTimeZone, systemTimeZone } from '../time';
 import type { AuditService } from './audit.service';
 import type { ConfigChanges } from './changes';
 
@@ -40,6 +40,17 @@ const SETTING_KEYS = Object.keys(defaultSettings()) as (keyof Settings)[];
 const HOST_NAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
+/**
+ * An IP address, or a host name whose last label is not all digits (RFC 1123 §2.1, RFC 3696 §2):
+ * `256.1.1.1` or `999.999.999.999` look like addresses, are none, and a resolver may read them
+ * as one anyway (`inet_aton` takes `1.2.3` or `123`), so they are refused rather than bound to.
+ */
+function isHost(value: string): boolean {
+  if (isIP(value) !== 0) return true;
+  const lastLabel = value.slice(value.lastIndexOf('.') + 1);
+  return HOST_NAME.test(value) && !/^[0-9]+$/.test(lastLabel);
+}
+
 /** Validates a partial settings object; returns it typed, or throws 400 listing every problem. */
 export function validateSettings(input: unknown): Partial<Settings> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
@@ -52,13 +63,14 @@ export function validateSettings(input: unknown): Partial<Settings> {
     if (!(SETTING_KEYS as string[]).includes(key)) {
       errors.push({ path, message: `Unknown setting "${key}"` });
     } else if (key === 'host') {
-      if (typeof value !== 'string' || !(isIP(value) !== 0 || HOST_NAME.test(value))) {
+      if (typeof value !== 'string' || !isHost(value)) {
         errors.push({ path, message: 'host must be an IP address or a host name' });
       } else result.host = value;
     } else if (key === 'timeZone') {
-      if (typeof value !== 'string' || !isValidTimeZone(value)) {
+      const zone = typeof value === 'string' ? canonicalTimeZone(value) : null;
+      if (zone === null) {
         errors.push({ path, message: 'timeZone must be a valid IANA time zone name, such as Europe/Berlin' });
-      } else result.timeZone = value;
+      } else result.timeZone = zone;
     } else {
       const [min, max] = INTEGER_RANGES[key as keyof typeof INTEGER_RANGES];
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {

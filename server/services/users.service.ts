@@ -5,7 +5,7 @@ import { bearerTokensRepo } from '../repositories/bearer-tokens.repo';
 import { isUniqueViolation, nameKey, type Queryable } from '../repositories/db-types';
 import { rolesRepo } from '../repositories/roles.repo';
 import { usersRepo, type UserRecord } from '../repositories/users.repo';
-import { hashPassword, passwordProblem } from '../secrets';
+import { hashPassword } from '../secrets';
 import { iso } from '../time';
 import { InputReader, readId } from '../validation';
 import type { ServiceDeps } from './service-deps';
@@ -38,13 +38,9 @@ export function readUser(input: unknown, passwordRequired: boolean) {
   const displayName = r.string('displayName', { max: 128 }) ?? '';
   const roles = r.stringList('roles', 'Roles');
   const active = r.boolean('active', true);
-  const password = r.string('password', { required: passwordRequired, label: 'Password' });
-  if (password !== undefined && password !== '') {
-    const problem = passwordProblem(password);
-    if (problem) r.errors.push(problem);
-  }
+  const password = r.password('password', passwordRequired);
   r.check();
-  return { username, displayName, roles, active, password: password || undefined };
+  return { username, displayName, roles, active, password };
 }
 
 /** Role names → ids, or 400 naming each unknown role at its index. */
@@ -62,7 +58,7 @@ export function createUsersService(deps: ServiceDeps) {
   const cost = () => deps.settings.current().bcryptCost;
 
   async function getUser(input: unknown): Promise<User> {
-    const user = await usersRepo.findById(db.knex, readId(input));
+    const user = await usersRepo.findById(db.knex, readId(input, 'User'));
     if (!user) throw notFound('User');
     return toDto(user);
   }
@@ -91,7 +87,7 @@ export function createUsersService(deps: ServiceDeps) {
     },
 
     async updateUser(input: unknown, context: CallContext): Promise<User> {
-      const id = readId(input);
+      const id = readId(input, 'User');
       const user = readUser(input, false);
       const passwordHash = user.password ? await hashPassword(user.password, cost()) : undefined;
       await db.knex
@@ -123,7 +119,7 @@ export function createUsersService(deps: ServiceDeps) {
     },
 
     async deleteUser(input: unknown, context: CallContext): Promise<void> {
-      const id = readId(input);
+      const id = readId(input, 'User');
       await db.knex.transaction(async (trx) => {
         const existing = await usersRepo.findById(trx, id);
         if (!existing) throw notFound('User');

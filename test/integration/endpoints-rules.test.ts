@@ -210,6 +210,94 @@ describe('endpoints and routes (SPEC §3)', () => {
     expect((await gw.admin('GET', `/external-users/${user.body.id}`)).body.routes).toEqual(['gateOut']);
   });
 
+  it('takes a role named twice in a route once, whatever its case', async () => {
+    const created = await gw.admin('POST', '/endpoints', {
+      name: 'Twice',
+      baseRoutePath: 'twice',
+      routes: [route('twiceR', { authType: 'OAuth2', roles: ['readers', 'READERS', 'readers'] })],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.routes[0].roles).toEqual(['readers']);
+    const updated = await gw.admin('PUT', `/endpoints/${created.body.id}`, {
+      ...created.body,
+      routes: [{ ...created.body.routes[0], roles: ['admin', 'admin', 'Readers'] }],
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.routes[0].roles).toEqual(['admin', 'readers']);
+  });
+
+  it('refuses one route id twice in a PUT, at the second occurrence, and changes nothing', async () => {
+    const created = await gw.admin('POST', '/endpoints', {
+      name: 'Dup',
+      baseRoutePath: 'dup',
+      routes: [route('dupA'), route('dupB')],
+    });
+    const [a, b] = created.body.routes;
+    const res = await gw.admin('PUT', `/endpoints/${created.body.id}`, {
+      ...created.body,
+      routes: [a, { ...b, id: a.id }, route('dupC')],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.errors).toEqual([{ path: '/routes/1/id', message: expect.any(String) }]);
+    expect((await gw.admin('GET', `/endpoints/${created.body.id}`)).body).toEqual(created.body);
+  });
+
+  it('tells which external users lost a basic route that was deleted or sent again without its id', async () => {
+    const created = await gw.admin('POST', '/endpoints', {
+      name: 'Lane',
+      baseRoutePath: 'lane',
+      routes: ['laneA', 'laneB', 'laneC', 'laneD'].map((name) => route(name, { authType: 'basic' })),
+    });
+    expect(created.status).toBe(201);
+    const users: Record<string, number> = {};
+    for (const [username, routes] of [
+      ['zed', ['laneA']],
+      ['amy', ['laneA', 'laneB']],
+      ['bob', ['laneC']],
+      ['Cat', ['laneD']],
+    ] as const) {
+      const user = await gw.admin('POST', '/external-users', { username, password: 'lane-pass-1', routes });
+      expect(user.status).toBe(201);
+      users[username] = user.body.id;
+    }
+    const [laneA, , laneC, laneD] = created.body.routes;
+    const { id: _laneAId, ...laneAWithoutId } = laneA;
+    // laneA comes back without its id (a new route), laneB is gone, laneC keeps its id, and
+    // laneD keeps its id but leaves basic.
+    const res = await gw.admin('PUT', `/endpoints/${created.body.id}`, {
+      ...created.body,
+      routes: [laneAWithoutId, laneC, { ...laneD, authType: 'noauth' }],
+    });
+    expect(res.status).toBe(200);
+    // Each user once (amy lost two routes), sorted without regard to case.
+    expect(res.body.revokedExternalUsers).toEqual(['amy', 'Cat', 'zed']);
+    expect(res.body.routes[0].id).not.toBe(laneA.id);
+    const routesOf = async (username: string) =>
+      (await gw.admin('GET', `/external-users/${users[username]}`)).body.routes;
+    expect(await routesOf('amy')).toEqual([]);
+    expect(await routesOf('zed')).toEqual([]);
+    expect(await routesOf('Cat')).toEqual([]);
+    expect(await routesOf('bob')).toEqual(['laneC']);
+    // A resubmit that keeps every id and every auth type takes nothing from anyone.
+    const again = await gw.admin('PUT', `/endpoints/${created.body.id}`, { ...res.body });
+    expect(again.body.revokedExternalUsers).toEqual([]);
+    expect(await routesOf('bob')).toEqual(['laneC']);
+  });
+
+  it.each(['abc', '0', '-1', '1e1', '0x1', '1.0', '2147483648', '99999999999999999999'])(
+    'answers id %j with the same 404 as an unknown id',
+    async (id) => {
+      const unknown = await gw.admin('GET', '/endpoints/99999');
+      const body = { name: 'Ghost', baseRoutePath: 'ghost', routes: [route('ghostR')] };
+      for (const [method, payload] of [['GET'], ['PUT', body], ['DELETE']] as const) {
+        const res = await gw.admin(method, `/endpoints/${id}`, payload);
+        expect(res.status, `${method} ${id}`).toBe(404);
+        expect(res.body).toMatchObject({ code: 'not_found', detail: unknown.body.detail });
+      }
+    },
+  );
+
   it('answers 404 for unknown ids and 204 on delete', async () => {
     expect((await gw.admin('GET', '/endpoints/99999')).status).toBe(404);
     const created = await gw.admin('POST', '/endpoints', {

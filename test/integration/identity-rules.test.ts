@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, startTestGateway, type TestGateway, json } from '../helpers/test-gateway';
+import { ADMIN_PASSWORD, basic, startTestGateway, type TestGateway, json } from '../helpers/test-gateway';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -324,5 +324,152 @@ describe('audit log', () => {
     expect(JSON.stringify(all)).not.toMatch(/gwat_|gwbt_|pass-/);
     const next = await gw.admin('GET', `/audit?limit=5&cursor=${res.body.nextCursor}`);
     expect(next.body.items[0].id).toBeLessThan(res.body.items[4].id);
+  });
+});
+
+describe('ids that cannot name a record', () => {
+  it.each(['roles', 'users', 'external-users', 'access-tokens'])(
+    '/%s answers them with the same 404 as an unknown id',
+    async (resource) => {
+      const unknown = await gw.admin('GET', `/${resource}/99999`);
+      expect(unknown.status).toBe(404);
+      // `1e0` and ` 1` once reached record 1 (the admin user, the admin role) through Number().
+      for (const id of ['abc', '0', '-3', '1e0', '%201', '2147483648']) {
+        const calls: [string, string, unknown?][] = [
+          ['GET', `/${resource}/${id}`],
+          resource === 'access-tokens' ? ['POST', `/${resource}/${id}/regenerate`] : ['PUT', `/${resource}/${id}`, {}],
+          ['DELETE', `/${resource}/${id}`],
+        ];
+        for (const [method, path, body] of calls) {
+          const res = await gw.admin(method, path, body);
+          expect(res.status, `${method} ${path}`).toBe(404);
+          expect(res.body).toMatchObject({ code: 'not_found', detail: unknown.body.detail });
+        }
+      }
+      expect((await gw.admin('GET', '/users')).body.map((u: { username: string }) => u.username)).toContain('admin');
+    },
+  );
+});
+
+describe('list queries', () => {
+  it.each(['/audit', '/events'])('%s refuses unknown parameters, bad cursors and bad limits', async (path) => {
+    for (const query of ['foo=1', 'cursor=abc', 'cursor=0', 'cursor=a&cursor=b', 'limit=0', 'limit=x', 'limit=1001']) {
+      const res = await gw.admin('GET', `${path}?${query}`);
+      expect(res.status, `${path}?${query}`).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.errors[0].path).toBe(`/${query.split('=')[0]}`);
+    }
+    expect((await gw.admin('GET', `${path}?limit=2&cursor=`)).status).toBe(200);
+  });
+});
+
+describe('names and lengths', () => {
+  const emoji = '🙂'; // one character, two UTF-16 units
+
+  it('counts lengths in characters, not UTF-16 units', async () => {
+    const route = { name: 'wideR', eventType: 'AllData', requestType: 'HttpPost', authType: 'noauth' };
+    const wide = await gw.admin('POST', '/endpoints', {
+      name: emoji.repeat(64),
+      baseRoutePath: 'wide',
+      routes: [route],
+    });
+    expect(wide.status).toBe(201);
+    const wider = await gw.admin('POST', '/endpoints', {
+      name: emoji.repeat(65),
+      baseRoutePath: 'wider',
+      routes: [{ ...route, name: 'widerR' }],
+    });
+    expect(wider.status).toBe(400);
+    expect(wider.body.errors).toEqual([{ path: '/name', message: expect.any(String) }]);
+    const token = { role: 'admin', expiryDate: '2999-01-01', description: emoji.repeat(1024) };
+    expect((await gw.admin('POST', '/access-tokens', { ...token, name: emoji.repeat(128) })).status).toBe(201);
+    expect((await gw.admin('POST', '/access-tokens', { ...token, name: emoji.repeat(129) })).status).toBe(400);
+    const user = { username: 'wideUser', password: 'wide-pass-1', displayName: emoji.repeat(128) };
+    expect((await gw.admin('POST', '/users', user)).status).toBe(201);
+    const external = { password: 'wide-pass-1', routes: ['extBasic'], firstName: emoji.repeat(128) };
+    expect((await gw.admin('POST', '/external-users', { ...external, username: 'wideExt' })).status).toBe(201);
+    expect((await gw.admin('POST', '/roles', { name: 'wideRole', description: emoji.repeat(1024) })).status).toBe(201);
+  });
+
+  it.each([
+    ['/endpoints', { name: ' \t ', baseRoutePath: 'blank', routes: [] }, '/name'],
+    [
+      '/endpoints',
+      {
+        name: 'Blank route',
+        baseRoutePath: 'blankRoute',
+        routes: [{ name: '  ', eventType: 'AllData', requestType: 'HttpPost', authType: 'noauth' }],
+      },
+      '/routes/0/name',
+    ],
+    ['/access-tokens', { name: '   ', role: 'admin', expiryDate: '2999-01-01' }, '/name'],
+    ['/roles', { name: '   ' }, '/name'],
+    ['/users', { username: '  ', password: 'blank-pass-1' }, '/username'],
+    ['/external-users', { username: ' ', password: 'blank-pass-1', routes: ['extBasic'] }, '/username'],
+  ])('POST %s refuses a name that is blank after trimming', async (path, body, field) => {
+    const res = await gw.admin('POST', path, body);
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toContainEqual({ path: field, message: expect.stringMatching(/required/) });
+  });
+});
+
+describe('passwords on update', () => {
+  it.each(['users', 'external-users'])(
+    '/%s refuses an empty or short password and keeps the stored one only when it is omitted',
+    async (resource) => {
+      const username = `keep_${resource.replace('-', '_')}`;
+      const fields = resource === 'users' ? { username } : { username, routes: ['extBasic'] };
+      const created = await gw.admin('POST', `/${resource}`, { ...fields, password: 'kept-pass-1' });
+      expect(created.status).toBe(201);
+      for (const password of ['', 'short']) {
+        const res = await gw.admin('PUT', `/${resource}/${created.body.id}`, { ...fields, password });
+        expect(res.status, JSON.stringify(password)).toBe(400);
+        expect(res.body.errors).toEqual([{ path: '/password', message: expect.stringMatching(/at least 8/) }]);
+      }
+      expect((await gw.admin('PUT', `/${resource}/${created.body.id}`, fields)).status).toBe(200);
+      const works =
+        resource === 'users'
+          ? await login(username, 'kept-pass-1')
+          : await fetch(`${gw.base}/ext/extBasic`, {
+              method: 'POST',
+              headers: { authorization: basic(username, 'kept-pass-1'), 'content-type': 'application/json' },
+              body: '{}',
+            });
+      expect(works.status).toBe(200);
+    },
+  );
+});
+
+describe('settings values', () => {
+  it.each(['999.999.999.999', '256.1.1.1', '1.2.3', '123', 'gateway.123', '1.2.3.4.5'])(
+    'refuses host %j, which looks like an address and is none, changing nothing',
+    async (host) => {
+      const before = (await gw.admin('GET', '/settings')).body;
+      const res = await gw.admin('PUT', '/settings', { retentionDays: 11, host });
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([{ path: '/host', message: expect.any(String) }]);
+      expect((await gw.admin('GET', '/settings')).body).toEqual(before);
+    },
+  );
+
+  it.each(['192.168.1.10', '::1', 'gateway.local', 'reader-7', '3com.example', 'a1.b2c3', '0.0.0.0'])(
+    'accepts host %j',
+    async (host) => {
+      const res = await gw.admin('PUT', '/settings', { host });
+      expect(res.status).toBe(200);
+      expect(res.body.host).toBe(host);
+    },
+  );
+
+  it('stores and answers the canonical IANA name of a time zone', async () => {
+    for (const [sent, canonical] of [
+      ['utc', 'UTC'],
+      ['europe/berlin', 'Europe/Berlin'],
+      ['AMERICA/NEW_YORK', 'America/New_York'],
+    ]) {
+      expect((await gw.admin('PUT', '/settings', { timeZone: sent })).body.timeZone).toBe(canonical);
+      expect((await gw.admin('GET', '/settings')).body.timeZone).toBe(canonical);
+    }
+    expect((await gw.admin('PUT', '/settings', { timeZone: '+01:00' })).status).toBe(400);
   });
 });

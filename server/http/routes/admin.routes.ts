@@ -6,7 +6,7 @@ import { AppError } from '../../errors';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 
-interface AdminRoute {
+export interface AdminRoute {
   method: Method;
   path: string;
   /** Success status when it is not 200. */
@@ -16,10 +16,14 @@ interface AdminRoute {
 }
 
 const body = (ctx: Context): unknown => ctx.request.body;
-const id = (ctx: Context): unknown => ({ id: Number((ctx.params as Record<string, string>).id) });
+// The path segment as sent: the service decides what a valid id is (`Number()` would read
+// `0x10`, `1e1` or ` 7` as ids and make one record reachable at many addresses).
+const id = (ctx: Context): unknown => ({ id: (ctx.params as Record<string, string>).id });
 const idAndBody = (ctx: Context): unknown => ({ ...(ctx.request.body as object), ...(id(ctx) as object) });
 const query = (ctx: Context): unknown => ({ ...ctx.query });
-const stringId = (ctx: Context): unknown => ({ id: (ctx.params as Record<string, string>).id });
+
+/** The input builders by name: the OpenAPI document tells from them where an operation's input comes from. */
+export const ADMIN_INPUTS = { body, id, idAndBody, query } as const;
 
 /**
  * The admin API (SPEC §6) as one table over the contract: `satisfies` makes a contract operation
@@ -57,7 +61,7 @@ export const ADMIN_ROUTES = {
   deleteAccessToken: { method: 'delete', path: '/access-tokens/:id', status: 204, input: id },
 
   listEvents: { method: 'get', path: '/events', input: query },
-  getEvent: { method: 'get', path: '/events/:id', input: stringId },
+  getEvent: { method: 'get', path: '/events/:id', input: id },
 
   getSettings: { method: 'get', path: '/settings' },
   updateSettings: { method: 'put', path: '/settings', input: body },
@@ -72,7 +76,7 @@ export const ADMIN_ROUTES = {
 } as const satisfies Record<OperationName, AdminRoute>;
 
 /** Routes whose answer is a file rather than JSON. */
-const FILE_RESULTS = new Set<OperationName>(['exportBackup']);
+export const FILE_RESULTS = new Set<OperationName>(['exportBackup']);
 
 export function adminRouter(handlers: GatewayHandlers): Router {
   const router = new Router();

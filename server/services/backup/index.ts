@@ -21,7 +21,12 @@ const MAX_PASSPHRASE_CHARS = 1024;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 function readPassphrase(r: InputReader, minimum: number): string {
-  const passphrase = r.string('passphrase', { required: true, max: MAX_PASSPHRASE_CHARS, label: 'Passphrase' });
+  const passphrase = r.string('passphrase', {
+    required: true,
+    allowBlank: true,
+    max: MAX_PASSPHRASE_CHARS,
+    label: 'Passphrase',
+  });
   // Characters as a person counts them (code points), not UTF-16 units.
   if (passphrase && [...passphrase].length < minimum)
     r.fail('passphrase', `Passphrase must be at least ${minimum} characters`);

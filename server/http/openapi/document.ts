@@ -1,0 +1,43 @@
+import { VERSION } from '../../version';
+import { adminPaths, adminTags } from './admin-paths';
+import { COMPONENTS, type Json } from './components';
+import { gatewayPaths } from './gateway-paths';
+
+export interface OpenApiOptions {
+  /** The API root every path hangs under (`/GWENDPOINTAPI`). */
+  serverUrl: string;
+  /** The admin API's prefix below the root (`/_admin/api`). */
+  adminApiPath: string;
+}
+
+/**
+ * The OpenAPI 3.1 description of the gateway's HTTP interface: the data plane, `/token`, the
+ * gateway's own paths and the admin API. It describes code, not configuration, so one build at
+ * start serves every request; data routes appear as the templates `/{base}/{route}`, never by
+ * their configured names.
+ */
+export function buildOpenApiDocument(options: OpenApiOptions): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Gateway',
+      version: VERSION,
+      description:
+        'Self-hosted ingestion gateway: data routes for mobile clients and UHF RFID readers, and the admin API the web admin uses. Errors are `application/problem+json` (RFC 9457) with a stable `code`.',
+    },
+    servers: [
+      { url: options.serverUrl, description: 'This gateway (the path is relative to the host it is served from).' },
+    ],
+    tags: [
+      {
+        name: 'Data plane',
+        description: "Configured routes: `/{base}/{route}`, authenticated after each route's authType.",
+      },
+      { name: 'Authentication', description: 'Bearer tokens for dashboard users.' },
+      { name: 'Gateway', description: "The gateway's own paths; no authentication." },
+      ...adminTags().map((name) => ({ name, description: "Admin API: an admin user's bearer token." })),
+    ],
+    paths: { ...gatewayPaths(), ...adminPaths(options.adminApiPath) },
+    components: COMPONENTS,
+  };
+}

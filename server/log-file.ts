@@ -1,0 +1,73 @@
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** Rotate before a line would take the file past this size. */
+export const LOG_FILE_MAX_BYTES = 10 * 1024 * 1024;
+/** Rotated files kept beside the current one: gateway.log.1 (newest) … gateway.log.3. */
+export const LOG_FILES_KEPT = 3;
+
+/**
+ * Where the gateway keeps its local log: in the data folder, for SQLite and PostgreSQL alike
+ * (SPEC §10: with PostgreSQL `--data-dir` still holds the local files).
+ */
+export const gatewayLogFile = (dataDir: string): string => join(dataDir, 'logs', 'gateway.log');
+
+/**
+ * An append-only log file rotated by size: when the next line would pass `maxBytes`, the file
+ * becomes `<file>.1` (`.1` becomes `.2`, …, the oldest beyond `keep` is dropped) and a new one
+ * starts. Writes are synchronous: the gateway logs rarely (start, stop, failures), and a line
+ * written just before `process.exit` must still reach the disk.
+ */
+export class RotatingLogFile {
+  private fd: number | null = null;
+  private size = 0;
+  private broken = false;
+
+  constructor(
+    readonly path: string,
+    private readonly limits = { maxBytes: LOG_FILE_MAX_BYTES, keep: LOG_FILES_KEPT },
+  ) {}
+
+  write(line: string): void {
+    if (this.broken) return;
+    try {
+      const bytes = Buffer.byteLength(line);
+      let fd = this.fd ?? this.open();
+      if (this.size > 0 && this.size + bytes > this.limits.maxBytes) fd = this.rotate();
+      writeSync(fd, line);
+      this.size += bytes;
+    } catch (error) {
+      // A full disk or a read-only folder must not stop the gateway: stderr still has every line.
+      this.broken = true;
+      this.close();
+      process.stderr.write(`gateway: stopped writing ${this.path}: ${(error as Error).message}\n`);
+    }
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /** Opened at the first line, so a process that logs nothing (a second desktop instance) leaves no file. */
+  private open(): number {
+    // Owner only: log lines carry IP addresses and usernames.
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const fd = openSync(this.path, 'a', 0o600);
+    this.fd = fd;
+    this.size = fstatSync(fd).size;
+    return fd;
+  }
+
+  private rotate(): number {
+    this.close();
+    const { keep } = this.limits;
+    rmSync(`${this.path}.${keep}`, { force: true });
+    for (let index = keep - 1; index >= 1; index--) {
+      if (existsSync(`${this.path}.${index}`)) renameSync(`${this.path}.${index}`, `${this.path}.${index + 1}`);
+    }
+    if (keep > 0) renameSync(this.path, `${this.path}.1`);
+    else rmSync(this.path, { force: true });
+    return this.open();
+  }
+}

@@ -1,0 +1,119 @@
+import type { Status } from '../contract/dto';
+import type { CommitStats } from '../ingest/group-commit';
+import { renderExposition, type MetricFamily } from './exposition';
+import type { IngestCounters } from './ingest-counters';
+import { ResponseCounters } from './response-counters';
+
+export interface MetricSources {
+  /** What the data plane stored (fed by `CountingPipeline`). */
+  events: IngestCounters;
+  /** The admin API's `/status`: the one database read a scrape makes, the same one `/status` makes. */
+  status: () => Promise<Status>;
+  /** Group-commit counters, every lane together (the same figures as `/_health`'s `commit`). */
+  commitStats: () => CommitStats;
+}
+
+const gauge = (name: string, help: string, value: number, labels?: Record<string, string>): MetricFamily => ({
+  name,
+  help,
+  type: 'gauge',
+  samples: [{ labels, value }],
+});
+const counter = (name: string, help: string, value: number): MetricFamily => ({
+  name,
+  help,
+  type: 'counter',
+  samples: [{ value }],
+});
+
+/**
+ * `/_metrics`: the figures the gateway keeps anyway, in the Prometheus text format. Nothing in
+ * it identifies a person or a credential: labels are event types, modes and status classes
+ * (closed sets), plus the version and database kind. Counters are this instance's since it
+ * started. The status figures are `/status`'s own: the queue depth that the 503 check uses (on
+ * PostgreSQL re-read from the shared database now and then, so every instance's queue), and the
+ * last minute's submissions counted in the event store. If that read fails the scrape still
+ * answers, with `gateway_database_up 0` and without them.
+ */
+export class GatewayMetrics {
+  /** Fed by the HTTP app's response counter. */
+  readonly responses = new ResponseCounters();
+
+  constructor(private readonly sources: MetricSources) {}
+
+  async render(): Promise<string> {
+    // The one awaited read first; every in-memory figure after it, so they are of one instant.
+    const status = await this.sources.status().catch(() => null);
+    const { events } = this.sources;
+    const commit = this.sources.commitStats();
+    return renderExposition([
+      gauge(
+        'gateway_database_up',
+        'Whether the status read from the database succeeded during this scrape (1) or failed (0).',
+        status ? 1 : 0,
+      ),
+      ...(status ? statusFamilies(status) : []),
+      {
+        name: 'gateway_events_received_total',
+        help: 'Events stored on arrival by this instance: sync ones once processed or rejected, async ones once durably queued.',
+        type: 'counter',
+        samples: events.received.samples(),
+      },
+      {
+        name: 'gateway_events_processed_total',
+        help: 'Events processed and stored with their result by this instance (sync requests and the async worker).',
+        type: 'counter',
+        samples: events.processed.samples(),
+      },
+      {
+        name: 'gateway_events_rejected_total',
+        help: 'Events whose payload the event type refused (kept with status rejected) by this instance.',
+        type: 'counter',
+        samples: events.rejected.samples(),
+      },
+      {
+        name: 'gateway_event_processing_errors_total',
+        help: 'Failed processing attempts of queued events (storage trouble); each is retried with backoff, then marked failed.',
+        type: 'counter',
+        samples: events.processingErrors.samples(),
+      },
+      counter('gateway_group_commit_flushes_total', 'Group-commit transactions committed.', commit.flushes),
+      counter(
+        'gateway_group_commit_events_total',
+        'Event rows written by group-commit inserts (async acknowledgements, rejected sync events).',
+        commit.events,
+      ),
+      counter(
+        'gateway_group_commit_jobs_total',
+        'Group-commit jobs (acknowledgements and processing) committed.',
+        commit.jobs,
+      ),
+      {
+        name: 'gateway_http_responses_total',
+        help: 'HTTP responses sent by this instance, by status class.',
+        type: 'counter',
+        samples: this.responses.byClass.samples(),
+      },
+    ]);
+  }
+}
+
+function statusFamilies(status: Status): MetricFamily[] {
+  return [
+    gauge('gateway_info', 'Always 1; the labels name the gateway version and the database kind.', 1, {
+      version: status.version,
+      database: status.database,
+    }),
+    gauge('gateway_uptime_seconds', 'Seconds since the gateway started.', status.uptimeSeconds),
+    gauge(
+      'gateway_queue_depth',
+      'Events acknowledged (or being committed) and not yet in a final state; maxQueueDepth bounds it.',
+      status.queueDepth,
+    ),
+    gauge(
+      'gateway_events_received_last_minute',
+      'Submissions received in the last 60 seconds according to the event store (every instance sharing it).',
+      status.eventsPerMinute,
+    ),
+  ];
+}

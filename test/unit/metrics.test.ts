@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { renderExposition } from '../../server/metrics/exposition';
+import { GatewayMetrics } from '../../server/metrics/gateway-metrics';
+import { IngestCounters } from '../../server/metrics/ingest-counters';
+import { statusClass } from '../../server/metrics/response-counters';
+
+describe('renderExposition', () => {
+  it('escapes help text and label values as the text format requires', () => {
+    const text = renderExposition([
+      {
+        name: 'demo_total',
+        help: 'line one\nback\\slash',
+        type: 'counter',
+        samples: [{ labels: { kind: 'say "hi"\\\n' }, value: 2 }],
+      },
+      { name: 'demo_gauge', help: 'odd values', type: 'gauge', samples: [{ value: Infinity }, { value: NaN }] },
+    ]);
+    expect(text).toBe(
+      [
+        '# HELP demo_total line one\\nback\\\\slash',
+        '# TYPE demo_total counter',
+        'demo_total{kind="say \\"hi\\"\\\\\\n"} 2',
+        '# HELP demo_gauge odd values',
+        '# TYPE demo_gauge gauge',
+        'demo_gauge +Inf',
+        'demo_gauge NaN',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('refuses names the format cannot carry', () => {
+    expect(() => renderExposition([{ name: 'bad-name', help: 'x', type: 'gauge', samples: [] }])).toThrow();
+    expect(() =>
+      renderExposition([
+        { name: 'ok', help: 'x', type: 'gauge', samples: [{ labels: { 'bad-label': 'v' }, value: 1 }] },
+      ]),
+    ).toThrow();
+  });
+});
+
+describe('GatewayMetrics', () => {
+  it('still answers its counters when the status read fails, with gateway_database_up 0', async () => {
+    const events = new IngestCounters();
+    events.receivedOne('UHFTagRead', 'async');
+    const metrics = new GatewayMetrics({
+      events,
+      status: () => Promise.reject(new Error('SQLITE_BUSY')),
+      commitStats: () => ({ flushes: 4, events: 5, jobs: 6 }),
+    });
+    metrics.responses.count(503);
+    const text = await metrics.render();
+    expect(text).toContain('gateway_database_up 0\n');
+    expect(text).not.toContain('gateway_queue_depth');
+    expect(text).toContain('gateway_events_received_total{event_type="UHFTagRead",mode="async"} 1\n');
+    expect(text).toContain('gateway_group_commit_events_total 5\n');
+    expect(text).toContain('gateway_http_responses_total{class="5xx"} 1\n');
+  });
+
+  it('counts status classes', () => {
+    expect([200, 202, 304, 404, 429, 503].map(statusClass)).toEqual(['2xx', '2xx', '3xx', '4xx', '4xx', '5xx']);
+  });
+});
