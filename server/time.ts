@@ -78,13 +78,36 @@ function offsetAt(instant: number, zone: string): number {
   return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(instant / 1000) * 1000;
 }
 
-/** The instant of local midnight starting the given calendar date in the zone. */
-export function startOfDay(date: { year: number; month: number; day: number }, zone: string): number {
-  const guess = Date.UTC(date.year, date.month - 1, date.day);
-  // Two passes settle the offset even when midnight sits next to a DST change.
+/**
+ * The instant a wall-clock time in the zone stands for. Two passes settle the offset even next
+ * to a DST change; a time skipped by one (02:30 on a spring-forward night) lands an hour later,
+ * a repeated one (an autumn night) on its later occurrence (standard time).
+ */
+export function instantOfWallTime(wall: WallTime, zone: string): number {
+  const utc = new Date(0);
+  // setUTCFullYear keeps years 0-99 literal (Date.UTC would map them to 1900-1999).
+  utc.setUTCFullYear(wall.year, wall.month - 1, wall.day);
+  utc.setUTCHours(wall.hour ?? 0, wall.minute ?? 0, wall.second ?? 0, wall.millis ?? 0);
+  const guess = utc.getTime();
   let instant = guess - offsetAt(guess, zone);
   instant = guess - offsetAt(instant, zone);
   return instant;
+}
+
+/** A calendar date and, optionally, a time of day, as read on a clock in some zone. */
+export interface WallTime {
+  year: number;
+  month: number;
+  day: number;
+  hour?: number;
+  minute?: number;
+  second?: number;
+  millis?: number;
+}
+
+/** The instant of local midnight starting the given calendar date in the zone. */
+export function startOfDay(date: { year: number; month: number; day: number }, zone: string): number {
+  return instantOfWallTime(date, zone);
 }
 
 /** Today's calendar date in the zone as `YYYY-MM-DD`. */

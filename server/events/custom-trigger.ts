@@ -61,11 +61,11 @@ export function normalizeCustomTrigger(json: unknown, context: ReceiveContext): 
 
   let occurredAt = new Date(context.receivedAt).toISOString();
   if (json.occurredAt !== undefined && json.occurredAt !== null) {
-    const ms = typeof json.occurredAt === 'string' ? parseIsoDateTime(json.occurredAt) : null;
+    const ms = typeof json.occurredAt === 'string' ? parseIsoDateTime(json.occurredAt, context.timeZone) : null;
     if (ms === null) {
       errors.push({
         path: pointer('occurredAt'),
-        message: 'occurredAt must be an ISO 8601 date-time with an offset, e.g. 2026-03-02T08:20:00Z',
+        message: 'occurredAt must be an ISO 8601 date-time, e.g. 2026-03-02T08:20:00Z',
       });
     } else {
       occurredAt = new Date(ms).toISOString();

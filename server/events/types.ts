@@ -16,6 +16,8 @@ export interface ReceiveContext {
   principal: string;
   /** Milliseconds since the epoch at which the gateway received the request. */
   receivedAt: number;
+  /** The gateway's time zone (setting `timeZone`): date-times sent without an offset are read in it. */
+  timeZone: string;
 }
 
 export const ok = <T>(value: T, warnings: FieldError[] = []): Validation<T> => ({ ok: true, value, warnings });

@@ -146,11 +146,13 @@ export class Pipeline {
   }
 
   private validate(meta: EventMeta, json: unknown, epcisLenient: boolean) {
+    const settings = this.settings();
     const context = {
       principal: meta.principal,
       receivedAt: meta.receivedAt,
+      timeZone: settings.timeZone,
       route: { epcisLenient },
-      settings: this.settings(),
+      settings,
     };
     return { context, validation: this.processorFor(meta).validate(json, context) };
   }

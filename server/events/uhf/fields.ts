@@ -99,19 +99,20 @@ export function readTime(
   label: string,
   errors: FieldError[],
   numberUnit: 'ms' | 'us' | 'none',
+  localZone: string,
 ): number | null {
   if (absent(value)) return null;
   const scale = numberUnit === 'us' ? 1000 : 1;
   let ms: number | null = null;
   if (typeof value === 'string') {
-    ms = /^\d+$/.test(value) && numberUnit === 'us' ? Number(value) / scale : parseIsoDateTime(value);
+    ms = /^\d+$/.test(value) && numberUnit === 'us' ? Number(value) / scale : parseIsoDateTime(value, localZone);
   } else if (typeof value === 'number' && numberUnit !== 'none') {
     ms = value / scale;
   }
   // Number.isFinite also refuses NaN; 8.64e15 is the largest instant a Date can hold.
   if (ms === null || !Number.isFinite(ms) || ms < 0 || ms > 8.64e15) {
     const numbers = { ms: ' or ms since the epoch', us: ' or microseconds since the epoch', none: '' }[numberUnit];
-    errors.push({ path, message: `${label} must be an ISO 8601 date-time with an offset${numbers}` });
+    errors.push({ path, message: `${label} must be an ISO 8601 date-time${numbers}` });
     return null;
   }
   return Math.floor(ms);

@@ -10,7 +10,7 @@ import type { ExtractedRead } from './tag-read';
  * into `errors`, and returns the read, or null when the record is skipped (heartbeats,
  * non-inventory events) or invalid (then `errors` has grown).
  */
-type Extractor = (record: JsonObject, base: string, errors: FieldError[]) => ExtractedRead | null;
+type Extractor = (record: JsonObject, base: string, errors: FieldError[], localZone: string) => ExtractedRead | null;
 
 export type ReaderFormat = 'zebra' | 'impinjR700' | 'speedwayConnect' | 'generic';
 
@@ -42,7 +42,7 @@ const ZEBRA_TAG_TYPES = new Set(['SIMPLE', 'CUSTOM']);
  * `reads` is the reader's own count of sightings folded into this event; the gateway counts the
  * event as one read (its dedup window does the folding on our side).
  */
-const zebra: Extractor = (record, base, errors) => {
+const zebra: Extractor = (record, base, errors, localZone) => {
   const data = record.data as JsonObject; // detectFormat checked it is an object
   // The connector's heartbeats and its other events (GPI, GPO, errors) share the envelope and
   // carry no tag: skipped. Tag data is SIMPLE or CUSTOM; an event of any other type that does
@@ -57,7 +57,7 @@ const zebra: Extractor = (record, base, errors) => {
     readerId: readerName(data.MAC, at('MAC'), 'MAC', errors),
     antenna: antenna(data.antenna, at('antenna'), errors),
     rssi: rssi(data.peakRssi, at('peakRssi'), errors),
-    readAt: readTime(record.timestamp, base + pointer('timestamp'), 'timestamp', errors, 'none'),
+    readAt: readTime(record.timestamp, base + pointer('timestamp'), 'timestamp', errors, 'none', localZone),
   };
   return epc !== null && errors.length === before ? { epc, ...fields } : null;
 };
@@ -67,7 +67,7 @@ const zebra: Extractor = (record, base, errors) => {
  * tagInventoryEvent: {epc? (base64), epcHex?, tid?, tidHex?, antennaPort?, peakRssiCdbm?, ...}}`.
  * Other event types (`antennaConnected`, `inventoryStatus`, ...) are skipped.
  */
-const impinjR700: Extractor = (record, base, errors) => {
+const impinjR700: Extractor = (record, base, errors, localZone) => {
   if (!missing(record.eventType) && record.eventType !== 'tagInventory') return null;
   const eventPath = base + pointer('tagInventoryEvent');
   const event = record.tagInventoryEvent;
@@ -89,8 +89,8 @@ const impinjR700: Extractor = (record, base, errors) => {
     : hexId(event.tidHex, at('tidHex'), 'tidHex', errors);
   // The envelope's timestamp is when the event was made; lastSeenTime is the fallback.
   const readAt = missing(record.timestamp)
-    ? readTime(event.lastSeenTime, at('lastSeenTime'), 'lastSeenTime', errors, 'none')
-    : readTime(record.timestamp, base + pointer('timestamp'), 'timestamp', errors, 'none');
+    ? readTime(event.lastSeenTime, at('lastSeenTime'), 'lastSeenTime', errors, 'none', localZone)
+    : readTime(record.timestamp, base + pointer('timestamp'), 'timestamp', errors, 'none', localZone);
   const fields = {
     tid,
     readerId: readerName(record.hostname, base + pointer('hostname'), 'hostname', errors),
@@ -107,7 +107,7 @@ const impinjR700: Extractor = (record, base, errors) => {
  * writes `firstSeenTimestamp` as an ISO date-time with microseconds; numeric microseconds since
  * the epoch (older outputs) are accepted too. It names no reader, so the principal is used.
  */
-const speedwayConnect: Extractor = (record, base, errors) => {
+const speedwayConnect: Extractor = (record, base, errors, localZone) => {
   if (record.isHeartBeat === true) return null;
   const at = (key: string): string => base + pointer(key);
   const before = errors.length;
@@ -117,13 +117,20 @@ const speedwayConnect: Extractor = (record, base, errors) => {
     readerId: null,
     antenna: antenna(record.antennaPort, at('antennaPort'), errors),
     rssi: rssi(record.peakRssi, at('peakRssi'), errors),
-    readAt: readTime(record.firstSeenTimestamp, at('firstSeenTimestamp'), 'firstSeenTimestamp', errors, 'us'),
+    readAt: readTime(
+      record.firstSeenTimestamp,
+      at('firstSeenTimestamp'),
+      'firstSeenTimestamp',
+      errors,
+      'us',
+      localZone,
+    ),
   };
   return epc !== null && errors.length === before ? { epc, ...fields } : null;
 };
 
 /** The gateway's generic form `{epc, antenna?, rssi?, readerId?, readAt?, tid?}`. */
-const generic: Extractor = (record, base, errors) => {
+const generic: Extractor = (record, base, errors, localZone) => {
   const at = (key: string): string => base + pointer(key);
   const before = errors.length;
   const epc = requiredEpc(record.epc, at('epc'), 'epc', errors);
@@ -132,7 +139,7 @@ const generic: Extractor = (record, base, errors) => {
     readerId: readerName(record.readerId, at('readerId'), 'readerId', errors),
     antenna: antenna(record.antenna, at('antenna'), errors),
     rssi: rssi(record.rssi, at('rssi'), errors),
-    readAt: readTime(record.readAt, at('readAt'), 'readAt', errors, 'ms'),
+    readAt: readTime(record.readAt, at('readAt'), 'readAt', errors, 'ms', localZone),
   };
   return epc !== null && errors.length === before ? { epc, ...fields } : null;
 };

@@ -36,7 +36,7 @@ export function normalizeTagReads(json: unknown, context: ReceiveContext): Valid
       errors.push({ path, message: UNRECOGNIZED });
       continue;
     }
-    const read = EXTRACTORS[format](record, path, errors);
+    const read = EXTRACTORS[format](record, path, errors, context.timeZone);
     if (read !== null) reads.push(toTagRead(read, context));
   }
   return errors.length > 0 ? fail(errors) : ok(reads);

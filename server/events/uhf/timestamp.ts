@@ -1,19 +1,22 @@
+import { instantOfWallTime } from '../../time';
+
 /**
  * ISO 8601 date-times as readers and clients really write them, parsed to ms since the epoch.
  *
  * `Date.parse` is not enough: it is implementation-defined outside one exact format, so
  * `2025-01-08T15:36:53.123+0000` (Zebra, offset without colon) and nanosecond fractions
  * (`.123456789Z`, Impinj R700) are not reliably accepted. This parser takes:
- * `YYYY-MM-DD` `T` (or space) `hh:mm[:ss[.fraction]]` and a required offset `Z`, `±hh`, `±hhmm`
- * or `±hh:mm`. Fractions finer than a millisecond are truncated, not rounded, so a read never
- * moves into the next millisecond. A time without an offset is refused: which zone it was
- * meant in is unknowable.
+ * `YYYY-MM-DD` `T` (or space) `hh:mm[:ss[.fraction]]` and an offset `Z`, `±hh`, `±hhmm` or
+ * `±hh:mm`. Fractions finer than a millisecond are truncated, not rounded, so a read never moves
+ * into the next millisecond. A time without an offset (ISO 8601 local time) is read on the clock
+ * of `localZone`, the gateway's time zone: a reader or client on the site's LAN keeps the site's
+ * time. Without a `localZone` it is refused.
  */
 const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,12}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/;
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,12}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
 /** Ms since the epoch, or null when the text is not such a date-time (or not a real date). */
-export function parseIsoDateTime(text: string): number | null {
+export function parseIsoDateTime(text: string, localZone?: string): number | null {
   const match = ISO_DATE_TIME.exec(text);
   if (!match) return null;
   // Optional groups that did not take part are undefined, whatever RegExpExecArray's type says.
@@ -29,6 +32,11 @@ export function parseIsoDateTime(text: string): number | null {
   if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return null;
   if (day < 1 || day > daysInMonth(year, month)) return null;
 
+  if (m[8] === undefined && m[9] === undefined) {
+    if (localZone === undefined) return null;
+    const ms = instantOfWallTime({ year, month, day, hour, minute, second, millis }, localZone);
+    return Number.isFinite(ms) ? ms : null;
+  }
   let offsetMinutes = 0;
   if (m[8] === undefined) {
     const offsetHours = Number(m[10]);

@@ -63,7 +63,12 @@ describe('normalizeCustomTrigger: errors', () => {
     expect(errors({ trigger: 't', source: '' })[0]?.path).toBe('/source');
   });
 
-  it.each([['2026-03-02'], ['2026-03-02T08:20:00'], ['next tuesday'], [1_772_439_600_000]])(
+  it('reads an occurredAt without an offset in the gateway time zone', () => {
+    // CONTEXT's zone is Europe/Berlin: 08:20 there on 2 March is 07:20 UTC.
+    expect(trigger({ trigger: 't', occurredAt: '2026-03-02T08:20:00' }).occurredAt).toBe('2026-03-02T07:20:00.000Z');
+  });
+
+  it.each([['2026-03-02'], ['2026-03-02T25:20:00'], ['next tuesday'], [1_772_439_600_000]])(
     'refuses occurredAt %j',
     (value) => {
       expect(errors({ trigger: 't', occurredAt: value })).toEqual([

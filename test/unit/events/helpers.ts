@@ -14,7 +14,11 @@ export function fixtureJson(relativePath: string): unknown {
   return JSON.parse(fixtureText(relativePath)) as unknown;
 }
 
-export const CONTEXT: ReceiveContext = { principal: 'external:dock_reader', receivedAt: Date.UTC(2026, 2, 2, 9, 0, 0) };
+export const CONTEXT: ReceiveContext = {
+  principal: 'external:dock_reader',
+  receivedAt: Date.UTC(2026, 2, 2, 9, 0, 0),
+  timeZone: 'Europe/Berlin',
+};
 
 /** The value of a successful validation; throws (failing the test) with the errors otherwise. */
 export function valueOf<T>(result: Validation<T>): T {
