@@ -108,3 +108,13 @@ export const basic = (username: string, password: string): string =>
 
 /** A response's JSON body, untyped: tests assert its shape. */
 export const json = async (response: Response): Promise<any> => response.json();
+
+/** Polls an async submission's receipt (its `Location`) until the event reaches a final state. */
+export async function settledReceipt(gw: TestGateway, location: string): Promise<any> {
+  for (let i = 0; i < 100; i++) {
+    const receipt = await json(await fetch(`http://127.0.0.1:${gw.server.port}${location}`));
+    if (receipt.status !== 'queued') return receipt;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`receipt ${location} never settled`);
+}

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { json, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { json, settledReceipt, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 const fixture = (path: string) => readFileSync(join(import.meta.dirname, '../fixtures', path), 'utf8');
 let gw: TestGateway;
@@ -15,15 +15,7 @@ const send = (route: string, body: string, headers: Record<string, string> = {})
   });
 const get = (route: string, query = '') => fetch(`${gw.base}/plant/${route}${query}`);
 
-/** Polls a receipt until the event reaches a final state. */
-async function settled(location: string): Promise<any> {
-  for (let i = 0; i < 100; i++) {
-    const receipt = await json(await fetch(`http://127.0.0.1:${gw.server.port}${location}`));
-    if (receipt.status !== 'queued') return receipt;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`receipt ${location} never settled`);
-}
+const settled = (location: string) => settledReceipt(gw, location);
 
 beforeAll(async () => {
   gw = await startTestGateway();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSecrets } from '../helpers/secrets-fixture';
-import { json, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import { settledReceipt, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 let gw: TestGateway;
 
@@ -59,14 +59,7 @@ const post = (route: string, body: string, headers: Record<string, string> = {})
     body,
   });
 
-async function settled(location: string): Promise<any> {
-  for (let i = 0; i < 100; i++) {
-    const receipt = await json(await fetch(`http://127.0.0.1:${gw.server.port}${location}`));
-    if (receipt.status !== 'queued') return receipt;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`receipt ${location} never settled`);
-}
+const settled = (location: string) => settledReceipt(gw, location);
 
 beforeAll(async () => {
   gw = await startTestGateway();
