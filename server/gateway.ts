@@ -155,7 +155,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ...createUsersService(deps),
     ...createExternalUsersService(deps),
     ...createAccessTokensService(deps),
-    ...createEventsService({ db }),
+    ...createEventsService({ db, settings }),
     getSettings: () => settings.get(),
     updateSettings: (input, context) => settings.update(input, context),
     listAudit: (input) => audit.listAudit(input),

@@ -6,19 +6,27 @@
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
- * The canonical IANA name of a zone as ICU knows it (`utc` → `UTC`, `europe/berlin` →
- * `Europe/Berlin`), or null when it names no zone. Names are matched case-insensitively, so
- * storing what was sent would show and export a spelling nobody chose on purpose. UTC offsets
- * (`+01:00`, accepted by newer ICU) are not IANA names.
+ * The zone's IANA name in its proper case (`utc` → `UTC`, `europe/berlin` → `Europe/Berlin`), or
+ * null when it names no zone. Zones are matched case-insensitively, so storing what was sent would
+ * show and export a spelling nobody chose on purpose. Only the case is fixed: a valid name ICU
+ * maps to another (`Asia/Kolkata` → `Asia/Calcutta`, `US/Eastern`) is kept as the operator wrote
+ * it, since ICU versions (Node's, Electron's) differ in which one they call canonical. UTC
+ * offsets (`+01:00`, accepted by newer ICU) are not IANA names.
  */
 export function canonicalTimeZone(zone: string): string | null {
+  let resolved: string;
   try {
-    const canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
-    return /^[A-Za-z]/.test(canonical) ? canonical : null;
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
     return null;
   }
+  if (!/^[A-Za-z]/.test(resolved) || !/^[A-Za-z]/.test(zone)) return null;
+  const folded = zone.toLowerCase();
+  zonesByFoldedName ??= new Map(Intl.supportedValuesOf('timeZone').map((name) => [name.toLowerCase(), name]));
+  return zonesByFoldedName.get(folded) ?? (resolved.toLowerCase() === folded ? resolved : zone);
 }
+
+let zonesByFoldedName: Map<string, string> | undefined;
 
 export function systemTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';

@@ -81,8 +81,10 @@ export interface EventProcessor<Prepared = unknown> {
   isCursor(cursor: string): boolean;
   /** The event type's own GET filters (beside since/until/limit/cursor). */
   filterNames: readonly string[];
+  /** `timeZone` (the gateway's) reads date-times sent without an offset (`parseInstant`). */
   parseFilters(
     query: Record<string, string>,
+    timeZone: string,
   ): { ok: true; filters: Record<string, string | number> } | { ok: false; errors: FieldError[] };
   /** A page of the GET snapshot: as objects, or as the JSON text the database wrote (`SerializedPage`). */
   snapshot(db: Queryable, query: SnapshotQuery): Promise<Page<unknown> | SerializedPage>;

@@ -216,7 +216,7 @@ async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: s
 
 async function snapshot(ctx: Context, deps: DataPlaneDeps, live: LiveRoute): Promise<void> {
   const processor = PROCESSORS[live.route.eventType];
-  const query = readSnapshotQuery(ctx.query, processor, live.endpoint.id);
+  const query = readSnapshotQuery(ctx.query, processor, live.endpoint.id, deps.settings.current().timeZone);
   const page = await processor.snapshot(deps.db.reads, query);
   if (page instanceof SerializedPage) {
     ctx.body = page.json;

@@ -13,6 +13,7 @@ export function readSnapshotQuery(
   query: Record<string, string | string[] | undefined>,
   processor: EventProcessor<unknown>,
   endpointId: number,
+  timeZone: string,
 ): SnapshotQuery {
   const errors: FieldError[] = [];
   const allowed = new Set<string>([...COMMON, ...processor.filterNames]);
@@ -31,12 +32,12 @@ export function readSnapshotQuery(
   }
   if (single.cursor !== undefined && !processor.isCursor(single.cursor))
     errors.push({ path: '/cursor', message: 'cursor is not one this route handed out (use nextCursor as given)' });
-  const since = single.since === undefined ? undefined : parseInstant('since', single.since, errors);
-  const until = single.until === undefined ? undefined : parseInstant('until', single.until, errors);
+  const since = single.since === undefined ? undefined : parseInstant('since', single.since, errors, timeZone);
+  const until = single.until === undefined ? undefined : parseInstant('until', single.until, errors, timeZone);
   const own = Object.fromEntries(
     Object.entries(single).filter(([name]) => !(COMMON as readonly string[]).includes(name)),
   );
-  const filters = processor.parseFilters(own);
+  const filters = processor.parseFilters(own, timeZone);
   if (!filters.ok) errors.push(...filters.errors);
   if (errors.length > 0) throw new AppError('invalid_query', errors[0]?.message ?? 'Invalid query', { errors });
   return { endpointId, since, until, limit, cursor: single.cursor, filters: filters.ok ? filters.filters : {} };

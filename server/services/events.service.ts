@@ -12,6 +12,7 @@ import { EVENT_ID } from '../ids';
 import { eventsRepo, type EventRow } from '../repositories/events.repo';
 import { iso } from '../time';
 import { readListQuery } from './paging';
+import { parseInstant } from '../events/processors/snapshot-support';
 
 const parseJson = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));
 
@@ -48,7 +49,7 @@ export function eventToDto(row: EventRow): EventRecord {
 }
 
 /** Admin inspection of stored events (`/events`, `/events/:id`). */
-export function createEventsService(deps: { db: Db }) {
+export function createEventsService(deps: { db: Db; settings: { current(): { timeZone: string } } }) {
   return {
     async listEvents(input: unknown): Promise<Page<EventRecord>> {
       const { query, limit, cursor, errors } = readListQuery(input, {
@@ -66,11 +67,10 @@ export function createEventsService(deps: { db: Db }) {
         if ((EVENT_STATUSES as readonly unknown[]).includes(query.status)) status = query.status as EventStatus;
         else errors.push({ path: '/status', message: `status must be one of ${EVENT_STATUSES.join(', ')}` });
       }
-      let since: number | undefined;
-      if (query.since !== undefined) {
-        since = typeof query.since === 'string' ? Date.parse(query.since) : NaN;
-        if (Number.isNaN(since)) errors.push({ path: '/since', message: 'since must be an ISO 8601 date-time' });
-      }
+      const since =
+        query.since === undefined
+          ? undefined
+          : parseInstant('since', String(query.since), errors, deps.settings.current().timeZone);
       if (errors.length > 0) throw validationFailed(errors);
       const rows = await eventsRepo.page(deps.db.knex, {
         route,

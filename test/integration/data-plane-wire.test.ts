@@ -158,3 +158,35 @@ describe('X-Request-Id', () => {
     expect(tab.headers.get('x-request-id')).not.toBe('a\tb');
   });
 });
+
+describe('date-times without an offset', () => {
+  it('are read on the gateway clock (timeZone) in payloads, snapshot filters and the event inspector alike', async () => {
+    // Asia/Tokyo has no DST: local 10:00 is 01:00Z, whatever zone this process runs in.
+    expect((await gw.admin('PUT', '/settings', { timeZone: 'Asia/Tokyo' })).status).toBe(200);
+    const created = await gw.admin('POST', '/endpoints', {
+      name: 'Clock',
+      baseRoutePath: 'clock',
+      routes: [
+        { name: 'clockReads', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'noauth' },
+        { name: 'clockView', eventType: 'UHFTagRead', requestType: 'HttpGet', authType: 'noauth' },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const posted = await fetch(`${gw.base}/clock/clockReads`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ epc: '3074257BF7194E4000001A85', readAt: '2026-01-01T10:00:00' }),
+    });
+    expect(posted.status).toBe(200);
+    const page = async (query: string) => (await json(await fetch(`${gw.base}/clock/clockView${query}`))).items;
+    expect(await page('')).toMatchObject([{ lastSeen: '2026-01-01T01:00:00.000Z' }]);
+    expect(await page('?seenSince=2026-01-01T10:00:00')).toHaveLength(1);
+    expect(await page('?seenSince=2026-01-01T10:00:01')).toHaveLength(0);
+    // A date alone is the start of that day on the gateway clock (2025-12-31T15:00Z).
+    expect(await page('?seenSince=2026-01-01&until=2026-01-01T10:00:00')).toHaveLength(1);
+    const { id } = await json(posted);
+    const since = (query: string) => gw.admin('GET', `/events?route=clockReads&since=${query}`);
+    expect((await since('2026-01-01T10:00:00')).body.items.map((e: { id: string }) => e.id)).toContain(id);
+    await gw.admin('PUT', '/settings', { timeZone: 'UTC' });
+  });
+});

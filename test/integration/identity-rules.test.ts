@@ -461,11 +461,14 @@ describe('settings values', () => {
     },
   );
 
-  it('stores and answers the canonical IANA name of a time zone', async () => {
+  it('stores and answers a time zone in its proper case, and an alias as written', async () => {
     for (const [sent, canonical] of [
       ['utc', 'UTC'],
       ['europe/berlin', 'Europe/Berlin'],
       ['AMERICA/NEW_YORK', 'America/New_York'],
+      // ICU calls Asia/Calcutta canonical; the operator's (current IANA) name is kept.
+      ['Asia/Kolkata', 'Asia/Kolkata'],
+      ['Europe/Kyiv', 'Europe/Kyiv'],
     ]) {
       expect((await gw.admin('PUT', '/settings', { timeZone: sent })).body.timeZone).toBe(canonical);
       expect((await gw.admin('GET', '/settings')).body.timeZone).toBe(canonical);

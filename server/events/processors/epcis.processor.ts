@@ -26,7 +26,7 @@ function indexFacets(tx: WriteBatch, eventId: string, endpointId: number, events
 
 const FILTERS = ['type', 'bizStep', 'epc', 'eventTimeFrom', 'eventTimeTo'] as const;
 
-function parseEpcisFilters(query: Record<string, string>) {
+function parseEpcisFilters(query: Record<string, string>, timeZone: string) {
   const errors: FieldError[] = [];
   const filters: Record<string, string | number> = {};
   for (const name of ['type', 'bizStep', 'epc'] as const) {
@@ -38,7 +38,7 @@ function parseEpcisFilters(query: Record<string, string>) {
   for (const name of ['eventTimeFrom', 'eventTimeTo'] as const) {
     const value = query[name];
     if (value === undefined) continue;
-    const at = parseInstant(name, value, errors);
+    const at = parseInstant(name, value, errors, timeZone);
     if (at !== undefined) filters[name] = at;
   }
   return errors.length > 0 ? { ok: false as const, errors } : { ok: true as const, filters };

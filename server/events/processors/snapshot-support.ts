@@ -3,6 +3,8 @@ import { EVENT_ID } from '../../ids';
 import { eventWrites, type EventRow, type EventSnapshotFilter } from '../../repositories/events.repo';
 import type { Queryable } from '../../repositories/db-types';
 import type { SnapshotQuery } from '../processor';
+import { instantOfWallTime, parseDate } from '../../time';
+import { parseIsoDateTime } from '../uhf/timestamp';
 
 export type FilterResult = { ok: true; filters: Record<string, string | number> } | { ok: false; errors: FieldError[] };
 
@@ -19,10 +21,15 @@ export function textFilters(query: Record<string, string>, names: readonly strin
   return errors.length > 0 ? { ok: false, errors } : { ok: true, filters };
 }
 
-/** ISO 8601 date-time query value → ms, or an error at its parameter. */
-export function parseInstant(name: string, value: string, errors: FieldError[]): number | undefined {
-  const ms = /^\d{4}-\d{2}-\d{2}(T.*)?$/.test(value) ? Date.parse(value) : NaN;
-  if (Number.isNaN(ms)) {
+/**
+ * An ISO 8601 query value → ms, or an error at its parameter. Read as payload times are
+ * (`parseIsoDateTime`): without an offset on the gateway's clock (`timeZone`), and a date alone
+ * as that day's start there, never in the process's own zone, which differs between machines.
+ */
+export function parseInstant(name: string, value: string, errors: FieldError[], timeZone: string): number | undefined {
+  const date = parseDate(value);
+  const ms = date ? instantOfWallTime(date, timeZone) : parseIsoDateTime(value, timeZone);
+  if (ms === null || !Number.isFinite(ms)) {
     errors.push({ path: `/${name}`, message: `${name} must be an ISO 8601 date-time` });
     return undefined;
   }

@@ -117,7 +117,7 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
   storeMany: storeTagReads,
   isCursor: (cursor) => decodeCursor(cursor) !== undefined,
   filterNames: ['epc', 'readerId', 'antenna', 'seenSince'],
-  parseFilters(query) {
+  parseFilters(query, timeZone) {
     const errors: FieldError[] = [];
     const filters: Record<string, string | number> = {};
     if (query.epc !== undefined) {
@@ -135,7 +135,7 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
       else filters.antenna = Number(query.antenna);
     }
     if (query.seenSince !== undefined) {
-      const at = parseInstant('seenSince', query.seenSince, errors);
+      const at = parseInstant('seenSince', query.seenSince, errors, timeZone);
       if (at !== undefined) filters.seenSince = at;
     }
     return errors.length > 0 ? { ok: false, errors } : { ok: true, filters };
