@@ -67,10 +67,16 @@ export function createEventsService(deps: { db: Db; settings: { current(): { tim
         if ((EVENT_STATUSES as readonly unknown[]).includes(query.status)) status = query.status as EventStatus;
         else errors.push({ path: '/status', message: `status must be one of ${EVENT_STATUSES.join(', ')}` });
       }
+      // Over IPC a value may come as anything; a non-string is as invalid as bad text.
       const since =
         query.since === undefined
           ? undefined
-          : parseInstant('since', String(query.since), errors, deps.settings.current().timeZone);
+          : parseInstant(
+              'since',
+              typeof query.since === 'string' ? query.since : '',
+              errors,
+              deps.settings.current().timeZone,
+            );
       if (errors.length > 0) throw validationFailed(errors);
       const rows = await eventsRepo.page(deps.db.knex, {
         route,
