@@ -167,12 +167,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         listenUrls: runtime.listenUrls,
         database: db.kind,
         queueDepth: depth.current,
-        eventsPerMinute: await eventsRepo.countReceivedSince(db.knex, now() - 60_000),
+        // Counts read beside the writer (SQLite's read pool): /status and /_metrics scrapes never
+        // queue behind, or hold up, a group commit.
+        eventsPerMinute: await eventsRepo.countReceivedSince(db.reads, now() - 60_000),
       };
     },
     async getTraffic() {
       const minute = Math.floor(now() / 60_000);
-      const counts = await eventsRepo.countPerMinute(db.knex, (minute - 59) * 60_000);
+      const counts = await eventsRepo.countPerMinute(db.reads, (minute - 59) * 60_000);
       return {
         minutes: Array.from({ length: 60 }, (_, i) => minute - 59 + i).map((m) => ({
           start: new Date(m * 60_000).toISOString(),

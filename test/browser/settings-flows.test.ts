@@ -285,9 +285,17 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     // A valid credential of a disabled external user: 403 `forbidden` (SPEC §4).
     expect((await post()).status).toBe(403);
 
+    // Another admin edits the user behind this page: the toggle must not put the old values back.
+    const { id, ...fields } = disabled;
+    const edited = await gateway.admin('PUT', `/external-users/${id}`, { ...fields, firstName: 'Dockside' });
+    expect(edited.status).toBe(200);
     await toggle.check();
     await row.getByText('Active', { exact: true }).waitFor();
-    expect((await gateway.admin('GET', '/external-users')).body[0]).toMatchObject({ ...disabled, active: true });
+    expect((await gateway.admin('GET', '/external-users')).body[0]).toMatchObject({
+      ...disabled,
+      firstName: 'Dockside',
+      active: true,
+    });
     // The toggle sent no password, so the service kept the old one.
     expect((await post()).status).toBe(200);
 

@@ -70,6 +70,16 @@ describe('Expect: 100-continue', () => {
       expect(answer.invited).toBe(false);
       expect(answer.headers.connection).toBe('close');
     }
+    // /token and the admin API: a body too large or of another type is not invited either.
+    const login = await rawPost('/token', expecting, JSON.stringify({ userName: 'admin', password: big }));
+    expect([login.status, login.invited, code(login)]).toEqual([413, false, 'payload_too_large']);
+    const bearer = `Bearer ${await gw.adminToken()}`;
+    const text = await rawPost(
+      '/_admin/api/roles',
+      { expect: '100-continue', 'content-type': 'text/plain', authorization: bearer },
+      'x',
+    );
+    expect([text.status, text.invited, code(text)]).toEqual([415, false, 'unsupported_media_type']);
     await gw.admin('PUT', '/settings', { bodyLimitBytes: 1024 });
     try {
       const tooLarge = await rawPost('/wire/open', expecting, `{"pad":"${big}"}`);
@@ -152,6 +162,8 @@ describe('X-Request-Id', () => {
       expect(res.headers.get('x-request-id')).toBe(id);
       expect((await json(res)).id).toEqual(expect.any(String));
     }
+    const problem = await json(await fetch(`${gw.base}/wire/nowhere`, { headers: { 'x-request-id': 'job 7/%' } }));
+    expect([problem.requestId, problem.instance]).toEqual(['job 7/%', 'urn:gateway:request:job%207%2F%25']);
     const long = await fetch(`${gw.base}/wire/open`, { headers: { 'x-request-id': 'a'.repeat(129) } });
     expect(long.headers.get('x-request-id')).not.toBe('a'.repeat(129));
     const tab = await fetch(`${gw.base}/wire/open`, { headers: { 'x-request-id': 'a\tb' } });

@@ -3,12 +3,11 @@ import { parseAuthorization, type CredentialVerifier } from '../../auth/credenti
 import { assertNotLockedOut, authRefusal } from '../../auth/guard';
 import type { Lockout } from '../../auth/lockout';
 import { ADMIN_ROLE } from '../../services/roles.service';
-import { continueIfAwaited } from '../expect-continue';
 
 /**
  * The admin API accepts only the live bearer token of an active user with role `admin`. Access
  * tokens never reach it, whatever their role (SPEC §4). Runs before any body is parsed (or, with
- * `Expect: 100-continue`, sent).
+ * `Expect: 100-continue`, sent: the body parser invites it).
  */
 export function adminAuth(deps: { verifier: CredentialVerifier; lockout: Lockout }): Middleware {
   return async (ctx, next) => {
@@ -24,7 +23,6 @@ export function adminAuth(deps: { verifier: CredentialVerifier; lockout: Lockout
     }
     if (!verification.principal.roles.has(ADMIN_ROLE)) throw authRefusal('forbidden', null);
     ctx.state.actor = `user:${verification.principal.username}`;
-    continueIfAwaited(ctx.req, ctx.res);
     await next();
   };
 }

@@ -17,7 +17,8 @@ export function sendProblem(ctx: Context, error: AppError): void {
     detail: error.message,
     code: error.code,
     // The request id, not the path: the three kinds of 404 must be indistinguishable (SPEC §10).
-    instance: `urn:gateway:request:${requestId}`,
+    // A URI reference (RFC 9457): a client's id may hold spaces or `%`, so it is escaped here.
+    instance: `urn:gateway:request:${encodeURIComponent(requestId)}`,
     requestId,
     ...(error.errors ? { errors: error.errors } : {}),
     ...(error.references ? { references: error.references } : {}),

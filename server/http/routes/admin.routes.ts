@@ -1,6 +1,6 @@
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
-import type { Context } from 'koa';
+import { jsonBodyParser } from '../json-body-parser';
+import type { Context, Middleware } from 'koa';
 import type { GatewayHandlers, OperationName } from '../../contract/operations';
 import { AppError } from '../../errors';
 
@@ -81,21 +81,16 @@ export const FILE_RESULTS = new Set<OperationName>(['exportBackup']);
 export function adminRouter(handlers: GatewayHandlers): Router {
   const router = new Router();
   // Backups travel base64 inside JSON, so this body limit is generous; data routes have their own.
-  const parseJson = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: '64mb',
-    strict: true,
-    onerror: (error) => {
-      throw (error as { status?: number }).status === 413
-        ? new AppError('payload_too_large', 'The request body is too large')
-        : new AppError('invalid_json', 'The request body is not valid JSON');
-    },
-  });
+  const parseJson = jsonBodyParser(64 * 1024 * 1024);
+  const onlyJson: Middleware = (ctx, next) => {
+    // Checked before the parser, so a body of another type is refused unread (and uninvited).
+    if (ctx.method !== 'GET' && ctx.method !== 'DELETE' && ctx.request.length && !ctx.is('json')) {
+      throw new AppError('unsupported_media_type', 'Send the request body as application/json');
+    }
+    return next();
+  };
   for (const [operation, route] of Object.entries(ADMIN_ROUTES) as [OperationName, AdminRoute][]) {
-    router[route.method](route.path, parseJson, async (ctx) => {
-      if (route.method !== 'get' && route.method !== 'delete' && ctx.request.length && !ctx.is('json')) {
-        throw new AppError('unsupported_media_type', 'Send the request body as application/json');
-      }
+    router[route.method](route.path, onlyJson, parseJson, async (ctx) => {
       const input = route.input ? route.input(ctx) : undefined;
       const handler = handlers[operation] as (input: unknown, context: { actor: string }) => Promise<unknown>;
       const result = await handler(input, { actor: String(ctx.state.actor) });

@@ -1,26 +1,13 @@
 import type { Context } from 'koa';
-import bodyParser from 'koa-bodyparser';
 import { parseAuthorization, type CredentialVerifier } from '../../auth/credentials';
 import { assertNotLockedOut } from '../../auth/guard';
 import type { Lockout } from '../../auth/lockout';
 import { AppError, validationFailed } from '../../errors';
 import type { SessionsService } from '../../services/sessions.service';
-import { continueIfAwaited } from '../expect-continue';
+import { jsonBodyParser } from '../json-body-parser';
 
-const LOGIN_BODY_LIMIT = '16kb';
-
-const parseLoginBody = bodyParser({
-  enableTypes: ['json'],
-  jsonLimit: LOGIN_BODY_LIMIT,
-  onerror: (error: Error & { status?: number }, ctx: Context) => {
-    if (error.status === 413) {
-      // Refused unread when Content-Length says so: close rather than drain what is coming.
-      ctx.set('Connection', 'close');
-      throw new AppError('payload_too_large', `A login body is at most ${LOGIN_BODY_LIMIT}`);
-    }
-    throw new AppError('invalid_json', 'The request body is not valid JSON');
-  },
-});
+/** `{userName, password}` needs far less; anything larger is not a login. */
+const parseLoginBody = jsonBodyParser(16 * 1024);
 
 /**
  * POST /GWENDPOINTAPI/token: a dashboard user's credentials (JSON `{userName, password}` or a
@@ -38,7 +25,6 @@ export function tokenHandler(deps: { verifier: CredentialVerifier; lockout: Lock
     if (header?.scheme === 'basic') {
       ({ username: userName, password } = header);
     } else {
-      continueIfAwaited(ctx.req, ctx.res);
       await parseLoginBody(ctx, () => Promise.resolve());
       const parsed = ctx.request.body as { userName?: unknown; password?: unknown } | undefined;
       userName = parsed?.userName;
