@@ -1,4 +1,14 @@
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** Rotate before a line would take the file past this size. */
@@ -33,7 +43,12 @@ export class RotatingLogFile {
     try {
       const bytes = Buffer.byteLength(line);
       let fd = this.fd ?? this.open();
-      if (this.size > 0 && this.size + bytes > this.limits.maxBytes) fd = this.rotate();
+      if (this.size + bytes > this.limits.maxBytes) {
+        // Instances sharing a data folder append to (and rotate) the same file: before rotating,
+        // follow the path to the current file and take its real size.
+        fd = this.reopenIfMoved();
+        if (this.size > 0 && this.size + bytes > this.limits.maxBytes) fd = this.rotate();
+      }
       writeSync(fd, line);
       this.size += bytes;
     } catch (error) {
@@ -57,6 +72,18 @@ export class RotatingLogFile {
     this.fd = fd;
     this.size = fstatSync(fd).size;
     return fd;
+  }
+
+  /** Another process rotated the file under us: write to the one now at `path`. */
+  private reopenIfMoved(): number {
+    const fd = this.fd ?? this.open();
+    const current = statSync(this.path, { throwIfNoEntry: false });
+    if (current && current.ino === fstatSync(fd).ino) {
+      this.size = current.size;
+      return fd;
+    }
+    this.close();
+    return this.open();
   }
 
   private rotate(): number {

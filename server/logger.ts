@@ -53,21 +53,77 @@ export interface LoggerOptions {
   quiet?: boolean;
   /** Also append every line to this file (see `gatewayLogFile`), rotated by size. */
   file?: string;
+  /** Wall clock for the repeat limit (tests). */
+  now?: () => number;
+}
+
+/** Lines of one level and message per window; the rest are counted, not written. */
+export const REPEATS_PER_WINDOW = 20;
+export const REPEAT_WINDOW_MS = 10_000;
+
+/**
+ * Counts lines per level and message in fixed windows. Failures that happen once per request
+ * (the database away, clients resetting) would otherwise write thousands of identical lines a
+ * second, each a synchronous disk write, and rotate the useful history out of the log file.
+ */
+class RepeatLimit {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(private readonly now: () => number) {}
+
+  /** Whether to write this line; `suppressed` reports how many of the last window were not. */
+  admit(key: string, suppressed: (count: number) => void): boolean {
+    const now = this.now();
+    let window = this.windows.get(key);
+    if (window && now - window.start >= REPEAT_WINDOW_MS) {
+      if (window.count > REPEATS_PER_WINDOW) suppressed(window.count - REPEATS_PER_WINDOW);
+      window = undefined;
+    }
+    if (!window) {
+      // Messages are the code's own constants; the bound only guards against one that is not.
+      if (this.windows.size >= 1000) this.windows.clear();
+      this.windows.set(key, (window = { start: now, count: 0 }));
+    }
+    return ++window.count <= REPEATS_PER_WINDOW;
+  }
+
+  /** The counts of windows still open (at close). */
+  flush(suppressed: (key: string, count: number) => void): void {
+    for (const [key, window] of this.windows)
+      if (window.count > REPEATS_PER_WINDOW) suppressed(key, window.count - REPEATS_PER_WINDOW);
+    this.windows.clear();
+  }
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger & { close(): void } {
   const file = options.file ? new RotatingLogFile(options.file) : null;
-  const write = (level: string, message: string, fields?: Record<string, unknown>) => {
-    if (options.quiet && level === 'info') return;
+  const repeats = new RepeatLimit(options.now ?? Date.now);
+  const emit = (level: string, message: string, fields?: Record<string, unknown>) => {
     const line = logLine(level, message, fields);
     process.stderr.write(line);
     file?.write(line);
+  };
+  const repeated = (level: string, message: string, count: number) =>
+    emit(level, message, {
+      repeated: count,
+      note: `${count} more such lines in ${REPEAT_WINDOW_MS / 1000} s not written`,
+    });
+  const write = (level: string, message: string, fields?: Record<string, unknown>) => {
+    if (options.quiet && level === 'info') return;
+    const key = `${level} ${message}`;
+    if (repeats.admit(key, (count) => repeated(level, message, count))) emit(level, message, fields);
   };
   return {
     info: (message, fields) => write('info', message, fields),
     warn: (message, fields) => write('warn', message, fields),
     error: (message, fields) => write('error', message, fields),
-    close: () => file?.close(),
+    close: () => {
+      repeats.flush((key, count) => {
+        const space = key.indexOf(' ');
+        repeated(key.slice(0, space), key.slice(space + 1), count);
+      });
+      file?.close();
+    },
   };
 }
 

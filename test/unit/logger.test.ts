@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { gatewayLogFile, RotatingLogFile } from '../../server/log-file';
-import { createLogger, logLine } from '../../server/logger';
+import { createLogger, logLine, REPEAT_WINDOW_MS, REPEATS_PER_WINDOW } from '../../server/logger';
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,6 +48,31 @@ describe('log lines', () => {
   });
 });
 
+describe('repeated lines', () => {
+  it('writes at most REPEATS_PER_WINDOW of one message per window, then says how many it left out', () => {
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      let now = 1_000_000;
+      const logger = createLogger({ now: () => now });
+      for (let i = 0; i < REPEATS_PER_WINDOW + 30; i++) logger.warn('database unavailable', { i });
+      logger.warn('another message');
+      const lines = () => stderr.mock.calls.map(([chunk]) => entry(String(chunk)));
+      expect(lines()).toHaveLength(REPEATS_PER_WINDOW + 1);
+      now += REPEAT_WINDOW_MS;
+      logger.warn('database unavailable', { i: 'next window' });
+      expect(lines().slice(-2)).toMatchObject([
+        { level: 'warn', message: 'database unavailable', repeated: 30 },
+        { level: 'warn', message: 'database unavailable', i: 'next window' },
+      ]);
+      for (let i = 0; i < REPEATS_PER_WINDOW + 5; i++) logger.error('storage write failed');
+      logger.close();
+      expect(lines().at(-1)).toMatchObject({ level: 'error', message: 'storage write failed', repeated: 5 });
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});
+
 describe('RotatingLogFile', () => {
   it('rotates by size and keeps a bounded number of old files', () => {
     const folder = join(dir, 'rotate');
@@ -60,6 +85,24 @@ describe('RotatingLogFile', () => {
     expect(readFileSync(join(folder, 'gateway.log'), 'utf8')).toBe(line(9));
     expect(readFileSync(join(folder, 'gateway.log.1'), 'utf8')).toBe(line(7) + line(8));
     expect(readFileSync(join(folder, 'gateway.log.2'), 'utf8')).toBe(line(5) + line(6));
+  });
+
+  it('follows a file another process rotated instead of writing into (and rotating) the old one', () => {
+    const folder = join(dir, 'shared');
+    const path = join(folder, 'gateway.log');
+    const line = (who: string, n: number) => `${who}${String(n).padStart(38, '0')}\n`; // 40 bytes
+    const a = new RotatingLogFile(path, { maxBytes: 100, keep: 3 });
+    const b = new RotatingLogFile(path, { maxBytes: 100, keep: 3 });
+    a.write(line('a', 1));
+    b.write(line('b', 1));
+    a.write(line('a', 2)); // the file holds 120 bytes; A has counted its own 80
+    a.write(line('a', 3)); // A's count passes 100: it rotates (a1 b1 a2 → .1), a3 starts the new file
+    b.write(line('b', 2)); // B's count passes 100 too, but the file at the path is A's new one
+    a.close();
+    b.close();
+    expect(readFileSync(path, 'utf8')).toBe(line('a', 3) + line('b', 2));
+    expect(readFileSync(`${path}.1`, 'utf8')).toBe(line('a', 1) + line('b', 1) + line('a', 2));
+    expect(readdirSync(folder).sort()).toEqual(['gateway.log', 'gateway.log.1']);
   });
 
   it('continues an existing file and rotates it when already full', () => {
