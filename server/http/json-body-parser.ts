@@ -1,13 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { AppError } from '../errors';
+import { payloadTooLarge } from '../ingest/request-body';
 import { continueIfAwaited } from './expect-continue';
-
-/** Refused unread: close rather than drain what is coming. */
-function tooLarge(ctx: Context, limit: number): AppError {
-  ctx.set('Connection', 'close');
-  return new AppError('payload_too_large', `The request body exceeds ${limit} bytes`);
-}
 
 /**
  * A JSON body parser with the gateway's answers, for `/token` and the admin API (the data plane
@@ -23,13 +18,13 @@ export function jsonBodyParser(limit: number): Middleware {
     strict: true,
     onerror: (error: Error & { status?: number }, ctx: Context) => {
       throw error.status === 413
-        ? tooLarge(ctx, limit)
+        ? payloadTooLarge(ctx, limit)
         : new AppError('invalid_json', 'The request body is not valid JSON');
     },
   });
   return (ctx, next) => {
     const length = ctx.request.length;
-    if (length !== undefined && length > limit) throw tooLarge(ctx, limit);
+    if (length !== undefined && length > limit) throw payloadTooLarge(ctx, limit);
     if (ctx.is('json')) continueIfAwaited(ctx.req, ctx.res);
     return parse(ctx, next) as Promise<void>;
   };

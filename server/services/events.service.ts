@@ -12,7 +12,7 @@ import { EVENT_ID } from '../ids';
 import { eventsRepo, type EventRow } from '../repositories/events.repo';
 import { iso } from '../time';
 import { readListQuery } from './paging';
-import { parseInstant } from '../events/processors/snapshot-support';
+import { isEventIdCursor, parseInstant } from '../events/processors/snapshot-support';
 
 const parseJson = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));
 
@@ -54,7 +54,7 @@ export function createEventsService(deps: { db: Db; settings: { current(): { tim
     async listEvents(input: unknown): Promise<Page<EventRecord>> {
       const { query, limit, cursor, errors } = readListQuery(input, {
         filters: ['route', 'eventType', 'status', 'since'],
-        isCursor: (cursor) => EVENT_ID.test(cursor),
+        isCursor: isEventIdCursor,
       });
       const route = typeof query.route === 'string' && query.route ? query.route : undefined;
       let eventType: EventType | undefined;

@@ -100,7 +100,7 @@ const schemas = {
       warnings: {
         type: 'array',
         items: ref('schemas', 'FieldError'),
-        description: 'Corrections made on a lenient EPCIS route.',
+        description: 'Corrections made on a lenient EPCIS route; CustomTrigger fields that were ignored.',
       },
     },
   },

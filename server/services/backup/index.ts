@@ -3,7 +3,7 @@ import type { CallContext } from '../../contract/operations';
 import { AppError } from '../../errors';
 import { backupRepo } from '../../repositories/backup.repo';
 import { iso, todayIn } from '../../time';
-import { InputReader } from '../../validation';
+import { characterCount, InputReader } from '../../validation';
 import { VERSION } from '../../version';
 import type { ServiceDeps } from '../service-deps';
 import { replaceConfiguration } from './apply';
@@ -27,8 +27,7 @@ function readPassphrase(r: InputReader, minimum: number): string {
     max: MAX_PASSPHRASE_CHARS,
     label: 'Passphrase',
   });
-  // Characters as a person counts them (code points), not UTF-16 units.
-  if (passphrase && [...passphrase].length < minimum)
+  if (passphrase && characterCount(passphrase) < minimum)
     r.fail('passphrase', `Passphrase must be at least ${minimum} characters`);
   return passphrase;
 }
