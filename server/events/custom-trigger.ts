@@ -1,7 +1,7 @@
 import type { FieldError } from '../contract/errors';
 import { fail, ok, pointer } from './types';
 import type { ReceiveContext, Validation } from './types';
-import { parseIsoDateTime } from './uhf/timestamp';
+import { parseIsoDateTime } from '../time';
 
 /** A CustomTrigger event as stored and listed. */
 export interface TriggerEvent {

@@ -1,4 +1,5 @@
 import type { FieldError } from '../../contract/errors';
+import { daysInMonth } from '../../time';
 
 /** The JSON-LD context of EPCIS 2.0, assumed for a bare event sent without one (SPEC §10). */
 export const EPCIS_CONTEXT = 'https://ref.gs1.org/standards/epcis/2.0.0/epcis-context.jsonld';
@@ -65,10 +66,6 @@ export const isExtensionKey = (key: string): boolean => isUri(key);
 // be placed on the time line (JSON Schema's date-time format requires it too).
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
-const isLeap = (y: number): boolean => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-const daysIn = (year: number, month: number): number =>
-  [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
-
 /** Milliseconds since the epoch of an RFC 3339 date-time with offset, or null when it is not one. */
 export function parseDateTime(value: unknown): number | null {
   if (typeof value !== 'string') return null;
@@ -83,7 +80,7 @@ export function parseDateTime(value: unknown): number | null {
     number,
   ];
   const [offH, offM] = [Number(m[10] ?? 0), Number(m[11] ?? 0)];
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return null;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
   if (hour > 23 || minute > 59 || second > 60 || offH > 23 || offM > 59) return null;
   // Fractions beyond milliseconds (the GS1 samples carry microseconds) are truncated.
   const millis = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));

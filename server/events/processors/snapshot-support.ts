@@ -3,8 +3,7 @@ import { EVENT_ID } from '../../ids';
 import { eventWrites, type EventRow, type EventSnapshotFilter } from '../../repositories/events.repo';
 import type { Queryable } from '../../repositories/db-types';
 import type { SnapshotQuery } from '../processor';
-import { instantOfWallTime, parseDate } from '../../time';
-import { parseIsoDateTime } from '../uhf/timestamp';
+import { instantOfWallTime, parseDate, parseIsoDateTime } from '../../time';
 
 export type FilterResult = { ok: true; filters: Record<string, string | number> } | { ok: false; errors: FieldError[] };
 

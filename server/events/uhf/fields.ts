@@ -1,6 +1,6 @@
 import type { FieldError } from '../../contract/errors';
 import { hexProblem, MAX_EPC_HEX_DIGITS } from './epc';
-import { parseIsoDateTime } from './timestamp';
+import { parseIsoDateTime } from '../../time';
 
 /**
  * Readers for the fields of one tag record. Each takes the raw value and its absolute JSON

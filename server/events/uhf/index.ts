@@ -4,4 +4,3 @@ export { normalizeTagReads } from './normalize';
 export type { TagRead } from './tag-read';
 export { applyTagReads, dedupKey } from './inventory';
 export type { ApplyResult, ApplySummary, DedupState, InventoryEntry } from './inventory';
-export { parseIsoDateTime } from './timestamp';

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { parseIsoDateTime } from '../../../server/events/uhf';
+import { parseIsoDateTime } from '../../server/time';
 
 describe('parseIsoDateTime', () => {
   it('reads Zebra offsets without a colon', () => {
