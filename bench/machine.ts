@@ -9,6 +9,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 export interface CpuShare {
   /** Percent of one core, averaged over the run. */
   server: number;
+  /**
+   * The server's main (JavaScript) thread alone. Below ~95 % while the server total is higher,
+   * the main thread is waiting on its database thread rather than out of time.
+   */
+  serverMain: number;
   loadGenerator: number;
   other: number;
 }
@@ -35,7 +40,7 @@ function statFields(pid: number | string): string[] | null {
   }
 }
 
-function processMs(pid: number): number {
+function processMs(pid: number | string): number {
   const fields = statFields(pid);
   return fields ? (Number(fields[11]) + Number(fields[12])) * TICK_MS : 0;
 }
@@ -66,6 +71,9 @@ export function meterCpu(serverPid: number | undefined, databasePid?: number): (
   const busy = systemBusyMs();
   const serverMs = () => (serverPid ? processMs(serverPid) : 0) + (databasePid ? processTreeMs(databasePid) : 0);
   const server = serverMs();
+  // A process's main thread is the task whose id is the process id.
+  const mainMs = () => (serverPid ? processMs(`${serverPid}/task/${serverPid}`) : 0);
+  const main = mainMs();
   const self = process.cpuUsage();
   return () => {
     const wallMs = Math.max(1, performance.now() - started);
@@ -74,6 +82,11 @@ export function meterCpu(serverPid: number | undefined, databasePid?: number): (
     const serverUsed = serverMs() - server;
     const other = Math.max(0, systemBusyMs() - busy - serverUsed - loadGenerator);
     const percent = (ms: number) => Math.round((100 * ms) / wallMs);
-    return { server: percent(serverUsed), loadGenerator: percent(loadGenerator), other: percent(other) };
+    return {
+      server: percent(serverUsed),
+      serverMain: percent(mainMs() - main),
+      loadGenerator: percent(loadGenerator),
+      other: percent(other),
+    };
   };
 }

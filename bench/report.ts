@@ -100,7 +100,7 @@ export function table(cases: CaseReport[]): string {
     '2xx/flush',
     'drain s',
     'stored',
-    'cpu % srv/gen/other',
+    'cpu % srv(main)/gen/other',
   ];
   const rows = cases.map((c) => {
     const m = c.median;
@@ -117,7 +117,7 @@ export function table(cases: CaseReport[]): string {
       m.commit && m.commit.flushes > 0 ? fixed(m.ok2xx / m.commit.flushes, 1) : '–',
       m.drainMs === undefined ? '–' : fixed(m.drainMs / 1000, 1),
       stored,
-      `${m.cpu.server}/${m.cpu.loadGenerator}/${m.cpu.other}`,
+      `${m.cpu.server}(${m.cpu.serverMain})/${m.cpu.loadGenerator}/${m.cpu.other}`,
     ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -126,8 +126,8 @@ export function table(cases: CaseReport[]): string {
   const legend = [
     'ev/flush: durable event rows per disk flush (group commit); 2xx/flush: answered requests per flush;',
     'drain s: time for the worker to empty the queue after the run; cpu: % of one core used by the',
-    'server process (all threads; with PostgreSQL, its database server too) / this load generator /',
-    'every other process, during the run.',
+    'server process (all threads; with PostgreSQL, its database server too), in brackets its main',
+    'thread alone / this load generator / every other process, during the run.',
   ];
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), '', ...legend].join('\n');
 }

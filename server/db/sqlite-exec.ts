@@ -4,7 +4,13 @@ import type { Knex } from 'knex';
 interface ConnectionLender {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<unknown>;
+  /** Knex's tarn pool (absent on a transaction's client). */
+  pool?: { numPendingAcquires(): number } | null;
 }
+
+/** Whether anyone is waiting for a connection of `db`'s pool (a connection lent out is wanted back). */
+export const poolHasWaiters = (db: Knex): boolean =>
+  ((db.client as ConnectionLender).pool?.numPendingAcquires() ?? 0) > 0;
 
 /** The node-sqlite3 `Database` methods used here. */
 export interface SqliteConnection {

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db';
+import { poolHasWaiters, withSqliteConnection } from '../db/sqlite-exec';
 import { inScriptTransaction } from '../db/sqlite-transaction';
-import { WriteBatch } from '../db/write-batch';
+import { commitSqliteScript, WriteBatch } from '../db/write-batch';
 import { eventWrites, type EventInsert } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
 
@@ -16,6 +17,11 @@ type StoreJob = { kind: 'store'; store: (writes: WriteBatch) => Promise<unknown>
 type Job = InsertJob | WorkJob | StoreJob;
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+const isInsert = (job: Job): job is InsertJob => job.kind === 'insert';
+
+/** At most this many acknowledgement flushes follow each other on SQLite without a break (see `commitChained`). */
+const MAX_CHAINED_FLUSHES = 32;
+
 /** Adds the event rows of insert jobs, and the idempotency keys of those that carry one. */
 function addRows(writes: WriteBatch, inserts: InsertJob[]): void {
   eventWrites.insertMany(
@@ -27,6 +33,20 @@ function addRows(writes: WriteBatch, inserts: InsertJob[]): void {
     inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
   );
 }
+
+/** The insert jobs' rows as one SQLite script (null when they cannot be one). */
+function acknowledgementScript(db: Knex, inserts: InsertJob[]): string | null {
+  const writes = new WriteBatch(db);
+  addRows(writes, inserts);
+  return writes.sqliteScript();
+}
+
+/** A commit's result, as a value: a chain awaits it without a rejection going unhandled meanwhile. */
+const settled = (commit: Promise<void>): Promise<{ error: unknown } | null> =>
+  commit.then(
+    () => null,
+    (error: unknown) => ({ error }),
+  );
 
 /** A store job as a Knex job (PostgreSQL): the batch on the job's transaction, sent at its end. */
 const asWorkJob = (job: StoreJob): WorkJob => ({
@@ -135,7 +155,7 @@ export class GroupCommit {
   }
 
   private async flush(batch: Job[]): Promise<void> {
-    const inserts = batch.filter((job): job is InsertJob => job.kind === 'insert');
+    const inserts = batch.filter(isInsert);
     const works = batch.filter((job): job is WorkJob => job.kind === 'work');
     const stores = batch.filter((job): job is StoreJob => job.kind === 'store');
     if (this.db.kind !== 'sqlite') works.push(...stores.map(asWorkJob));
@@ -148,12 +168,63 @@ export class GroupCommit {
 
   /** Insert jobs alone, as a transaction of their own. */
   private async commitAcknowledgements(inserts: InsertJob[]): Promise<void> {
+    const script = this.db.kind === 'sqlite' ? acknowledgementScript(this.db.knex, inserts) : null;
+    if (script !== null) return this.commitChained(inserts, script);
+    const writes = new WriteBatch(this.db.knex);
+    addRows(writes, inserts);
+    this.answerAcknowledgements(inserts, await settled(writes.send()));
+  }
+
+  /**
+   * Acknowledgements on SQLite, each batch one script transaction, chained: when a batch has
+   * committed and acknowledgements alone are waiting, the next batch goes to SQLite on the same
+   * connection *before* the waiters of the committed one are answered. SQLite's thread then
+   * writes batch k+1 while the main thread writes batch k's responses; unchained, it idled until
+   * those responses were written and the pool had lent the connection out again (~1.4 ms of a
+   * ~4 ms cycle), and the main thread idled while it wrote. Measured (`npm run bench`, async
+   * noauth, three interleaved A/B pairs): +5 %, +26 % and +9 % req/s.
+   *
+   * The chain ends, and the connection goes back to the pool, as soon as anything else waits:
+   * a store or work job among the next jobs (the next flush takes it, as before), anyone waiting
+   * for the writer's pool (an admin write, the worker's claim), or after MAX_CHAINED_FLUSHES.
+   */
+  private async commitChained(first: InsertJob[], firstScript: string): Promise<void> {
+    let unanswered: InsertJob[] | null = first;
     try {
-      const writes = new WriteBatch(this.db.knex);
-      addRows(writes, inserts);
-      await writes.send();
+      await withSqliteConnection(this.db.knex, async (connection) => {
+        let batch = first;
+        let commit = settled(commitSqliteScript(connection, firstScript));
+        for (let flushes = 1; ; flushes++) {
+          const failed = await commit;
+          const next = failed === null && flushes < MAX_CHAINED_FLUSHES ? this.nextAcknowledgements() : null;
+          if (next) commit = settled(commitSqliteScript(connection, next.script));
+          unanswered = next?.jobs ?? null;
+          this.answerAcknowledgements(batch, failed);
+          if (!next) return;
+          batch = next.jobs;
+        }
+      });
     } catch (error) {
-      for (const job of inserts) job.reject(error);
+      // Only when no connection could be had: nothing of `unanswered` was sent.
+      if (unanswered) this.answerAcknowledgements(unanswered, { error });
+    }
+  }
+
+  /** The next batch to chain: only acknowledgements (and nobody else waiting for the connection). */
+  private nextAcknowledgements(): { jobs: InsertJob[]; script: string } | null {
+    if (this.pending.length === 0 || poolHasWaiters(this.db.knex)) return null;
+    const head = this.pending.slice(0, this.maxBatch);
+    const jobs = head.filter(isInsert);
+    if (jobs.length !== head.length) return null;
+    const script = acknowledgementScript(this.db.knex, jobs);
+    if (script === null) return null;
+    this.pending.splice(0, jobs.length);
+    return { jobs, script };
+  }
+
+  private answerAcknowledgements(inserts: InsertJob[], failed: { error: unknown } | null): void {
+    if (failed) {
+      for (const job of inserts) job.reject(failed.error);
       return;
     }
     this.committed(inserts.length, inserts.length);

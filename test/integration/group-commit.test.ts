@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
+import { withSqliteConnection, type SqliteConnection } from '../../server/db/sqlite-exec';
 import { GroupCommit } from '../../server/ingest/group-commit';
 import { eventWrites, type EventInsert } from '../../server/repositories/events.repo';
 import { testDatabase } from '../helpers/test-gateway';
@@ -125,6 +126,167 @@ describe('group commit of acknowledgements', () => {
     await Promise.all([commit.insert(row(), key(202)), commit.insert(row(), key(203))]);
     const keys = await db.knex('idempotency_keys').where({ idempotency_key: 'same-key' });
     expect(keys.map((k: { status_code: number }) => Number(k.status_code))).toEqual([202]);
+  });
+});
+
+/**
+ * Calls `onExec` with each script sent to the SQLite writer (synchronously, as it is sent), until
+ * the returned function restores the connection.
+ */
+async function watchWriterScripts(onExec: (sql: string) => void): Promise<() => void> {
+  const connection = await withSqliteConnection(db.knex, (c) => Promise.resolve(c));
+  const exec = connection.exec.bind(connection);
+  const watched: SqliteConnection['exec'] = (sql, callback) => {
+    onExec(sql);
+    exec(sql, callback);
+  };
+  Object.assign(connection, { exec: watched });
+  return () => Reflect.deleteProperty(connection, 'exec');
+}
+
+describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknowledgements (SQLite)', () => {
+  /** What happened, in order: `sent <batch>` as its script goes to SQLite, `answered <batch>` as its first waiter hears. */
+  let log: string[] = [];
+  let restore = () => undefined as unknown;
+  const batchOf = (sql: string, batches: EventInsert[][]) => batches.findIndex((b) => sql.includes(b[0]?.id ?? '-'));
+  const answered = (name: string, inserts: Promise<void>[]) =>
+    Promise.all(inserts).then(() => {
+      log.push(`answered ${name}`);
+    });
+
+  afterEach(() => {
+    restore();
+    log = [];
+  });
+
+  it('sends the next batch of acknowledgements before answering the one that committed', async () => {
+    const commit = new GroupCommit(db);
+    const a = [row(), row(), row()];
+    const b = [row(), row()];
+    let waitingB: Promise<void> | undefined;
+    restore = await watchWriterScripts((sql) => {
+      const batch = batchOf(sql, [a, b]);
+      if (batch >= 0) log.push(`sent ${'ab'[batch]}`);
+      // B arrives while A is committing.
+      if (batch === 0)
+        waitingB = answered(
+          'b',
+          b.map((r) => commit.insert(r)),
+        );
+    });
+    await answered(
+      'a',
+      a.map((r) => commit.insert(r)),
+    );
+    await waitingB;
+    expect(log).toEqual(['sent a', 'sent b', 'answered a', 'answered b']);
+    expect(commit.stats).toMatchObject({ flushes: 2, events: 5 });
+    expect(
+      await db
+        .knex('events')
+        .whereIn(
+          'id',
+          [...a, ...b].map((r) => r.id),
+        )
+        .count({ n: '*' }),
+    ).toEqual([{ n: 5 }]);
+  });
+
+  it('lets anyone waiting for the writer go first, and then goes on', async () => {
+    const commit = new GroupCommit(db);
+    const a = [row()];
+    const b = [row()];
+    let others: Promise<unknown>[] = [];
+    restore = await watchWriterScripts((sql) => {
+      if (batchOf(sql, [a]) !== 0) return;
+      others = [
+        answered(
+          'b',
+          b.map((r) => commit.insert(r)),
+        ),
+        // An admin write (or the worker's claim) asks for the writer meanwhile.
+        db.knex.raw('SELECT 1').then(() => log.push('other writer')),
+      ];
+    });
+    await answered(
+      'a',
+      a.map((r) => commit.insert(r)),
+    );
+    await Promise.all(others);
+    expect(log).toEqual(['answered a', 'other writer', 'answered b']);
+  });
+
+  it('ends the chain when a store job is among the next jobs, which then commit together', async () => {
+    const commit = new GroupCommit(db);
+    const a = [row()];
+    const b = [row()];
+    const c = row();
+    let others: Promise<unknown>[] = [];
+    restore = await watchWriterScripts((sql) => {
+      const batch = batchOf(sql, [a, b]);
+      if (batch >= 0) log.push(`sent ${'ab'[batch]}`);
+      if (batch !== 0) return;
+      others = [
+        answered(
+          'b',
+          b.map((r) => commit.insert(r)),
+        ),
+        commit.store((writes) => Promise.resolve(eventWrites.insertMany(writes, [c]))),
+      ];
+    });
+    await answered(
+      'a',
+      a.map((r) => commit.insert(r)),
+    );
+    await Promise.all(others);
+    // Not chained: B waited for the next flush, where the store job went too.
+    expect(log).toEqual(['sent a', 'answered a', 'sent b', 'answered b']);
+    expect(await db.knex('events').where({ id: c.id }).first()).toBeTruthy();
+  });
+
+  it('a chained batch that fails rejects only its own waiters, and the writer is left clean', async () => {
+    const commit = new GroupCommit(db);
+    const a = [row()];
+    const b = [row(), { ...row(), id: a[0]?.id ?? '' }];
+    let outcomesB: Promise<PromiseSettledResult<void>[]> | undefined;
+    restore = await watchWriterScripts((sql) => {
+      if (batchOf(sql, [a]) === 0 && !outcomesB) outcomesB = Promise.allSettled(b.map((r) => commit.insert(r)));
+    });
+    await Promise.all(a.map((r) => commit.insert(r)));
+    expect((await outcomesB)?.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(await db.knex('events').where({ id: b[0]?.id }).first()).toBeUndefined();
+    const after = row();
+    await commit.insert(after);
+    expect(await db.knex('events').where({ id: after.id }).first()).toBeTruthy();
+  });
+
+  it('gives the connection back after at most 32 chained flushes', async () => {
+    const commit = new GroupCommit(db);
+    const batches: EventInsert[][] = Array.from({ length: 40 }, () => [row()]);
+    const waits: Promise<void>[] = [];
+    restore = await watchWriterScripts((sql) => {
+      const batch = batchOf(sql, batches);
+      if (batch < 0) return;
+      log.push(`sent ${batch}`);
+      // Each batch arrives while the one before it commits: an unbroken stream of acknowledgements.
+      const next = batches[batch + 1];
+      if (next)
+        waits.push(
+          answered(
+            String(batch + 1),
+            next.map((r) => commit.insert(r)),
+          ),
+        );
+    });
+    waits.push(answered('0', batches[0]?.map((r) => commit.insert(r)) ?? []));
+    while (waits.length < batches.length) await Promise.all(waits);
+    await Promise.all(waits);
+    const at = (entry: string) => log.indexOf(entry);
+    // Chained: each batch sent before the one before it was answered …
+    expect(at('sent 31')).toBeLessThan(at('answered 30'));
+    // … until the 32nd flush; then the connection went back to the pool before the 33rd.
+    expect(at('sent 32')).toBeGreaterThan(at('answered 31'));
+    expect(at('sent 33')).toBeLessThan(at('answered 32'));
   });
 });
 
