@@ -28,9 +28,29 @@ interface PreparedStatement {
 /** Above this much SQL text a batch goes through Knex statement by statement instead. */
 export const MAX_SCRIPT_CHARS = 32 * 1024 * 1024;
 
+/** Whoever waits for a connection's next trip (see `nextTrip`). */
+const tripWatchers = new WeakMap<SqliteConnection, () => void>();
+
+/**
+ * Resolves as the next script or statement goes to `connection`'s thread (`execScript`,
+ * `allPrepared` and script-transaction reads say so): for a caller that wants SQLite busy before
+ * it does other work.
+ */
+export const nextTrip = (connection: SqliteConnection): Promise<void> =>
+  new Promise<void>((resolve) => tripWatchers.set(connection, resolve));
+
+export function tripSent(connection: SqliteConnection): void {
+  const watcher = tripWatchers.get(connection);
+  tripWatchers.delete(connection);
+  watcher?.();
+}
+
 /** Runs a script of statements (no bindings, no results) in one trip to SQLite's thread. */
 export const execScript = (connection: SqliteConnection, sql: string): Promise<void> =>
-  new Promise<void>((resolve, reject) => connection.exec(sql, (error) => (error ? reject(error) : resolve())));
+  new Promise<void>((resolve, reject) => {
+    connection.exec(sql, (error) => (error ? reject(error) : resolve()));
+    tripSent(connection);
+  });
 
 /**
  * Lends `use` the driver's raw connection behind `db`: the pool's (taken from the pool for the
@@ -81,9 +101,10 @@ export async function allPrepared<Row>(
     statement.catch(() => statements.delete(sql));
   }
   const ready = await statement;
-  return new Promise<Row[]>((resolve, reject) =>
-    ready.all(params, (error, rows) => (error ? reject(error) : resolve(rows as Row[]))),
-  );
+  return new Promise<Row[]>((resolve, reject) => {
+    ready.all(params, (error, rows) => (error ? reject(error) : resolve(rows as Row[])));
+    tripSent(connection);
+  });
 }
 
 /** Finalizes the statements `allPrepared` kept for this connection. */

@@ -1,5 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
-import { allPrepared, execScript, withSqliteConnection, type SqliteConnection } from './sqlite-exec';
+import { allPrepared, execScript, tripSent, withSqliteConnection, type SqliteConnection } from './sqlite-exec';
 import { knexStatements, sqliteScript, type Write, type WriteQuery } from './write-batch';
 
 let builder: Knex | undefined;
@@ -69,7 +69,9 @@ export class SqliteScriptTransaction {
 
   async read<Row>(query: WriteQuery): Promise<Row[]> {
     await this.beforeRead();
-    return (await query.connection(this.connection)) as Row[];
+    const rows = query.connection(this.connection).then((result) => result as Row[]);
+    tripSent(this.connection);
+    return rows;
   }
 
   /** Like `read`, for a fixed statement: prepared once per connection, so one trip instead of two. */
@@ -138,16 +140,22 @@ export function inScriptTransaction<T>(
   db: Knex,
   use: (transaction: SqliteScriptTransaction) => Promise<T>,
 ): Promise<T> {
-  return withSqliteConnection(db, async (connection) => {
-    const transaction = new SqliteScriptTransaction(connection);
-    try {
-      const value = await use(transaction);
-      await transaction.commit();
-      return value;
-    } catch (error) {
-      // Nothing may stay open on the shared connection; "no transaction is active" is fine here.
-      await execScript(connection, 'ROLLBACK').catch(() => undefined);
-      throw transaction.guardFailed(error) ? new ConcurrentWrite({ cause: error }) : error;
-    }
-  });
+  return withSqliteConnection(db, (connection) => scriptTransactionOn(connection, use));
+}
+
+/** `inScriptTransaction` on a connection the caller already holds. */
+export async function scriptTransactionOn<T>(
+  connection: SqliteConnection,
+  use: (transaction: SqliteScriptTransaction) => Promise<T>,
+): Promise<T> {
+  const transaction = new SqliteScriptTransaction(connection);
+  try {
+    const value = await use(transaction);
+    await transaction.commit();
+    return value;
+  } catch (error) {
+    // Nothing may stay open on the shared connection; "no transaction is active" is fine here.
+    await execScript(connection, 'ROLLBACK').catch(() => undefined);
+    throw transaction.guardFailed(error) ? new ConcurrentWrite({ cause: error }) : error;
+  }
 }

@@ -1,13 +1,7 @@
 import type { Knex } from 'knex';
 import type { Queryable } from '../repositories/db-types';
 import { dialectOf } from '../repositories/db-types';
-import {
-  execScript,
-  MAX_SCRIPT_CHARS,
-  withRawConnection,
-  withSqliteConnection,
-  type SqliteConnection,
-} from './sqlite-exec';
+import { execScript, MAX_SCRIPT_CHARS, withRawConnection, withSqliteConnection } from './sqlite-exec';
 import {
   inlineBindings,
   postgresLiteral,
@@ -105,14 +99,6 @@ export class WriteBatch {
   }
 
   /**
-   * The writes added so far as one SQLite script, without sending them; null when they cannot be
-   * one (a value without a literal, too long). For a caller that holds the connection itself.
-   */
-  sqliteScript(): string | null {
-    return sqliteScript(this.writes);
-  }
-
-  /**
    * Runs the writes added so far, in the order added: inside the batch's transaction, or, for a
    * batch on the pool, as a transaction of their own. Where every value has a literal they go as
    * one script in one trip (PostgreSQL's simple query protocol takes several statements too);
@@ -127,9 +113,10 @@ export class WriteBatch {
     const sqlite = this.dialect === 'sqlite';
     const script = scriptOf(writes, sqlite ? sqliteLiteral : postgresLiteral);
     if (script !== null && sqlite) {
-      await withSqliteConnection(this.sql, (connection) =>
-        alone ? commitSqliteScript(connection, script) : execScript(connection, script),
-      );
+      await withSqliteConnection(this.sql, (connection) => {
+        const run = (sql: string) => execScript(connection, sql);
+        return alone ? inOneTrip(run, 'BEGIN IMMEDIATE;', script) : run(script);
+      });
     } else if (script !== null) {
       // Set for the transaction only: the literals rely on it (it is PostgreSQL's default anyway).
       const head = 'SET LOCAL standard_conforming_strings = on;';
@@ -152,10 +139,6 @@ export class WriteBatch {
 interface PostgresConnection {
   query(text: string): Promise<unknown>;
 }
-
-/** `script` as a transaction of its own on a SQLite connection, in one trip (see `inOneTrip`). */
-export const commitSqliteScript = (connection: SqliteConnection, script: string): Promise<void> =>
-  inOneTrip((sql) => execScript(connection, sql), 'BEGIN IMMEDIATE;', script);
 
 /**
  * `begin`, `script` and COMMIT in one trip (`run` sends text to SQLite's exec or PostgreSQL's

@@ -192,6 +192,22 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
     ).toEqual([{ n: 5 }]);
   });
 
+  it('chains store jobs the same way: the next transaction goes out before the committed one is answered', async () => {
+    const commit = new GroupCommit(db);
+    const [a, b] = [row(), row()];
+    const storing = (r: EventInsert) => commit.store((writes) => Promise.resolve(eventWrites.insertMany(writes, [r])));
+    let waitingB: Promise<void> | undefined;
+    restore = await watchWriterScripts((sql) => {
+      const batch = batchOf(sql, [[a], [b]]);
+      if (batch >= 0) log.push(`sent ${'ab'[batch]}`);
+      if (batch === 0) waitingB = answered('b', [storing(b)]);
+    });
+    await answered('a', [storing(a)]);
+    await waitingB;
+    expect(log).toEqual(['sent a', 'sent b', 'answered a', 'answered b']);
+    expect(commit.stats).toMatchObject({ flushes: 2, jobs: 2 });
+  });
+
   it('lets anyone waiting for the writer go first, and then goes on', async () => {
     const commit = new GroupCommit(db);
     const a = [row()];
