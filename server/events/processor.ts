@@ -90,7 +90,18 @@ export interface EventProcessor<Prepared = unknown> {
   snapshot(db: Queryable, query: SnapshotQuery): Promise<Page<unknown> | SerializedPage>;
 }
 
-/** A snapshot `Page` the database already wrote as the answer's JSON text: sent as is. */
+/**
+ * A snapshot `Page` the database already wrote as the answer's JSON text, held as the bytes that
+ * are sent: a page kept for several requests is encoded once, not once per answer.
+ */
 export class SerializedPage {
-  constructor(readonly json: string) {}
+  readonly body: Buffer;
+
+  constructor(json: string) {
+    this.body = Buffer.from(json);
+  }
+
+  get json(): string {
+    return this.body.toString();
+  }
 }

@@ -219,7 +219,7 @@ async function snapshot(ctx: Context, deps: DataPlaneDeps, live: LiveRoute): Pro
   const query = readSnapshotQuery(ctx.query, processor, live.endpoint.id, deps.settings.current().timeZone);
   const page = await processor.snapshot(deps.db.reads, query);
   if (page instanceof SerializedPage) {
-    ctx.body = page.json;
+    ctx.body = page.body;
     ctx.type = 'application/json';
   } else ctx.body = page;
 }

@@ -55,6 +55,22 @@ describe('SQLite read connections (Db.reads)', () => {
     await expect(db.reads('settings').insert({ key: 'probe', value: '1' })).rejects.toThrow(/readonly|read-only/i);
   });
 
+  it('answer a page kept while nothing was written with the bytes built for it, and a new page after a write', async () => {
+    // An endpoint of its own, so the other tests' pages stay as they are.
+    const query: SnapshotQuery = { endpointId: 2, limit: 10, filters: {} };
+    const read = () => PROCESSORS.UHFTagRead.snapshot(db.reads, query);
+    const before = new Set<unknown>();
+    for (let i = 0; i < 8; i++) before.add(await read());
+    // One answer per read connection (2), built once each, however many requests.
+    expect(before.size).toBeLessThanOrEqual(2);
+    const writes = new WriteBatch(db.knex);
+    inventoryRepo.upsert(writes, 2, [row(4)]);
+    await writes.send();
+    const after = await read();
+    expect(before.has(after)).toBe(false);
+    expect(after instanceof SerializedPage && after.json).toContain(row(4).epc);
+  });
+
   it('read the last commit while the writer holds a transaction open, then see its commit', async () => {
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));

@@ -1,6 +1,6 @@
 import type { FieldError } from '../../contract/errors';
 import type { WriteBatch } from '../../db/write-batch';
-import type { JsonField } from '../../db/sqlite-json-objects';
+import type { JsonField, JsonObjects } from '../../db/sqlite-json-objects';
 import { dialectOf } from '../../repositories/db-types';
 import { inventoryRepo, type InventoryColumn, type InventoryRow } from '../../repositories/snapshots.repo';
 import { iso } from '../../time';
@@ -47,6 +47,23 @@ function inventoryItem(row: InventoryRow): Record<string, unknown> {
     item[key] = kind === 'instant' && typeof value === 'number' ? iso(value) : value;
   }
   return item;
+}
+
+/**
+ * Each page SQLite wrote becomes its answer once: a page kept on a read connection
+ * (`readUnlessUnchanged`) is the same object on every request, so its body is too.
+ */
+const answers = new WeakMap<JsonObjects, SerializedPage>();
+
+function serializedPage(page: JsonObjects): SerializedPage {
+  let answer = answers.get(page);
+  if (!answer) {
+    const { json, last, more } = page;
+    const nextCursor = more && last ? encodeCursor(Date.parse(String(last.lastSeen)), String(last.epc)) : null;
+    answer = new SerializedPage(`{"items":${json},"nextCursor":${JSON.stringify(nextCursor)}}`);
+    answers.set(page, answer);
+  }
+  return answer;
 }
 
 const emptyOutcome = (): StoreOutcome => ({ result: { reads: 0, uniqueEpcs: 0, duplicatesSuppressed: 0 }, data: null });
@@ -160,9 +177,7 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
     };
     if (dialectOf(db) === 'sqlite') {
       // SQLite writes the items' JSON itself: no row objects on the main thread (see `jsonObjectsSql`).
-      const { json, last, more } = await inventoryRepo.pageJson(db, filter, INVENTORY_ITEM, query.limit);
-      const nextCursor = more && last ? encodeCursor(Date.parse(String(last.lastSeen)), String(last.epc)) : null;
-      return new SerializedPage(`{"items":${json},"nextCursor":${JSON.stringify(nextCursor)}}`);
+      return serializedPage(await inventoryRepo.pageJson(db, filter, INVENTORY_ITEM, query.limit));
     }
     const rows = await inventoryRepo.page(db, filter);
     const page = rows.slice(0, query.limit);
