@@ -39,10 +39,13 @@ const tripWatchers = new WeakMap<SqliteConnection, () => void>();
 export const nextTrip = (connection: SqliteConnection): Promise<void> =>
   new Promise<void>((resolve) => tripWatchers.set(connection, resolve));
 
+/** Called as a trip goes out; tells whoever waits for it (see `nextTrip`). */
 export function tripSent(connection: SqliteConnection): void {
+  // Every read and write passes here, GETs on the read pool included: nobody waiting costs a lookup only.
   const watcher = tripWatchers.get(connection);
+  if (!watcher) return;
   tripWatchers.delete(connection);
-  watcher?.();
+  watcher();
 }
 
 /** Runs a script of statements (no bindings, no results) in one trip to SQLite's thread. */
