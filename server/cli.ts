@@ -1,6 +1,15 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { fstatSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import {
+  parseLogLevel,
+  parsePort,
+  resolveSettings,
+  secretFromEnv,
+  serveUsage,
+  sourceName,
+  UsageError,
+} from './cli-options';
 import { createDb } from './db';
 import { AppError } from './errors';
 import { createGateway, type Gateway } from './gateway';
@@ -8,14 +17,16 @@ import { gatewayLogFile } from './log-file';
 import { createLogger, silentLogger, type Logger } from './logger';
 import { databaseConfig, startGateway, type StartedGateway } from './start-gateway';
 import { staticAdmin } from './http/static-admin';
+import { VERSION } from './version';
 
 const USAGE = `Usage:
-  gateway serve [--port N] [--host H] [--data-dir D] [--database-url URL]
+  gateway --version
+${serveUsage()}
   gateway user add --username NAME --password-file FILE [--role ROLE ...] [--display-name TEXT]
   gateway backup export --out FILE --passphrase-file FILE
   gateway backup import FILE --passphrase-file FILE [--dry-run]
   gateway migrate [--down]
-Common options: --data-dir D (default ./data), --database-url URL (or GATEWAY_DATABASE_URL)`;
+Common options: --data-dir D (default ./data, or GATEWAY_DATA_DIR), --database-url URL (or GATEWAY_DATABASE_URL)`;
 
 const COMMON = {
   'data-dir': { type: 'string' },
@@ -23,12 +34,20 @@ const COMMON = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-class UsageError extends Error {}
+/** parseArgs, with an unknown flag or a missing value reported as a usage error (exit 2). */
+function parse<T extends ParseArgsConfig>(config: T) {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS_'))
+      throw new UsageError((error as Error).message);
+    throw error;
+  }
+}
 
 function storage(values: { 'data-dir'?: string; 'database-url'?: string }) {
-  const dataDir = resolve(values['data-dir'] ?? 'data');
-  const databaseUrl = values['database-url'] ?? (process.env.GATEWAY_DATABASE_URL || undefined);
-  return { dataDir, databaseUrl };
+  const settings = resolveSettings({ 'data-dir': values['data-dir'], 'database-url': values['database-url'] });
+  return { dataDir: resolve(settings['data-dir'] ?? 'data'), databaseUrl: settings['database-url'] };
 }
 
 /**
@@ -52,19 +71,29 @@ function readSecretFile(path: string | undefined, what: string): string {
 }
 
 async function serve(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { ...COMMON, port: { type: 'string' }, host: { type: 'string' } } });
-  const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
-    throw new UsageError('--port must be 0–65535');
+  const { values } = parse({
+    args,
+    options: { ...COMMON, port: { type: 'string' }, host: { type: 'string' }, 'log-level': { type: 'string' } },
+  });
+  const settings = resolveSettings(values);
+  const port = parsePort(settings.port, sourceName('port', values));
+  const level = parseLogLevel(settings['log-level']);
+  const adminPassword = secretFromEnv('GATEWAY_ADMIN_PASSWORD');
   const { dataDir, databaseUrl } = storage(values);
   // The same lines go to stderr and the data folder's log file, with SQLite and PostgreSQL alike.
-  const logger = createLogger({ file: gatewayLogFile(dataDir) });
+  const logger = createLogger({ file: gatewayLogFile(dataDir), level });
+  logger.debug?.('configuration', {
+    dataDir,
+    database: databaseUrl ? 'postgres' : 'sqlite',
+    port: port ?? 'stored setting',
+    host: settings.host ?? 'stored setting',
+  });
   const running = await startGateway({
     dataDir,
     databaseUrl,
     port,
-    host: values.host,
-    adminPassword: process.env.GATEWAY_ADMIN_PASSWORD,
+    host: settings.host,
+    adminPassword,
     adminAssets: staticAdmin(),
     logger,
   });
@@ -74,12 +103,42 @@ async function serve(args: string[]): Promise<void> {
   stopOnSignals(running, logger);
   const shownHost = server.host.includes(':') ? `[${server.host}]` : server.host;
   process.stdout.write(`Gateway listening on http://${shownHost}:${server.port}/GWENDPOINTAPI\n`);
-  if (gateway.firstAdmin?.generatedPassword) {
-    process.stdout.write(
-      `First start: created user "${gateway.firstAdmin.username}" with password ${gateway.firstAdmin.generatedPassword} (shown once; change it in Users)\n`,
-    );
-  }
+  if (gateway.firstAdmin?.generatedPassword) showFirstPassword(gateway.firstAdmin, dataDir);
   for (const url of server.urls) logger.info('reachable', { url });
+}
+
+/**
+ * SPEC §9 prints the generated first admin password once on stdout. Where stdout is the
+ * journal (systemd's JOURNAL_STREAM names stdout's device:inode) or the container log (the
+ * image sets GATEWAY_SERVICE=1) and not a terminal, it is kept and shipped for months: there
+ * the password goes once to a 0600 file in the data folder instead, and stdout names the file.
+ */
+function showFirstPassword(admin: { username: string; generatedPassword: string | null }, dataDir: string): void {
+  if (process.stdout.isTTY || !(process.env.GATEWAY_SERVICE === '1' || stdoutIsJournal())) {
+    process.stdout.write(
+      `First start: created user "${admin.username}" with password ${admin.generatedPassword} (shown once; change it in Users)\n`,
+    );
+    return;
+  }
+  const file = join(dataDir, 'first-admin-password.txt');
+  // Overwritten on purpose: a first start that runs again (the admin was removed) made a new
+  // password, and the old one in the file no longer opens anything.
+  writeFileSync(file, `${admin.generatedPassword}\n`, { mode: 0o600, flag: 'w' });
+  process.stdout.write(
+    `First start: created user "${admin.username}"; its password is in ${file} (mode 0600; read it once, then delete it and change the password in Users)\n`,
+  );
+}
+
+/** systemd's documented test: JOURNAL_STREAM holds the device and inode of the journal stream. */
+function stdoutIsJournal(): boolean {
+  const [dev, ino] = (process.env.JOURNAL_STREAM ?? '').split(':');
+  if (!dev || !ino) return false;
+  try {
+    const stat = fstatSync(1, { bigint: true });
+    return stat.dev === BigInt(dev) && stat.ino === BigInt(ino);
+  } catch {
+    return false;
+  }
 }
 
 /** SIGTERM/SIGINT: stop accepting, let in-flight requests finish, exit within 10 s (SPEC §10). */
@@ -104,7 +163,7 @@ function stopOnSignals(running: StartedGateway, logger: Logger): void {
 }
 
 async function userAdd(args: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parse({
     args,
     options: {
       ...COMMON,
@@ -130,7 +189,12 @@ async function userAdd(args: string[]): Promise<void> {
 
 async function backup(args: string[]): Promise<void> {
   const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
+  // The action first: without it no other message (a missing passphrase file) helps.
+  if (action !== 'export' && action !== 'import')
+    throw new UsageError(
+      action === undefined ? 'backup needs an action: "export" or "import"' : `unknown backup action "${action}"`,
+    );
+  const { values, positionals } = parse({
     args: rest,
     allowPositionals: true,
     options: {
@@ -166,7 +230,7 @@ async function backup(args: string[]): Promise<void> {
 }
 
 async function migrate(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { ...COMMON, down: { type: 'boolean' } } });
+  const { values } = parse({ args, options: { ...COMMON, down: { type: 'boolean' } } });
   const { dataDir, databaseUrl } = storage(values);
   const db = await createDb(databaseConfig(dataDir, databaseUrl), { migrate: false });
   try {
@@ -180,6 +244,10 @@ async function migrate(args: string[]): Promise<void> {
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`gateway ${VERSION}\n`);
+    return;
+  }
   if (argv.includes('--help') || argv.includes('-h') || command === undefined || command === 'help') {
     process.stdout.write(USAGE + '\n');
     return;

@@ -7,6 +7,8 @@ import { RotatingLogFile } from './log-file';
  * caller cannot see, such as a driver's error message quoting a statement's values.
  */
 export interface Logger {
+  /** Written only at log level `debug` (`GATEWAY_LOG_LEVEL=debug`); optional for test doubles. */
+  debug?(message: string, fields?: Record<string, unknown>): void;
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
@@ -48,9 +50,14 @@ export function logLine(level: string, message: string, fields?: Record<string, 
   return JSON.stringify({ at: at.toISOString(), level, message: scrub(message), ...redacted }) + '\n';
 }
 
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export interface LoggerOptions {
   /** Drop `info` entries. */
   quiet?: boolean;
+  /** Lowest level written (default `info`). */
+  level?: LogLevel;
   /** Also append every line to this file (see `gatewayLogFile`), rotated by size. */
   file?: string;
   /** Wall clock for the repeat limit (tests). */
@@ -110,10 +117,12 @@ export function createLogger(options: LoggerOptions = {}): Logger & { close(): v
     });
   const write = (level: string, message: string, fields?: Record<string, unknown>) => {
     if (options.quiet && level === 'info') return;
+    if (LOG_LEVELS.indexOf(level as LogLevel) < LOG_LEVELS.indexOf(options.level ?? 'info')) return;
     const key = `${level} ${message}`;
     if (repeats.admit(key, (count) => repeated(level, message, count))) emit(level, message, fields);
   };
   return {
+    debug: (message, fields) => write('debug', message, fields),
     info: (message, fields) => write('info', message, fields),
     warn: (message, fields) => write('warn', message, fields),
     error: (message, fields) => write('error', message, fields),
