@@ -14,7 +14,16 @@ const built = new URL('../out/main/cli.js', import.meta.url);
 if (process.env.GATEWAY_FROM_SOURCE !== '1' && isBuildCurrent(root, [fileURLToPath(built)])) {
   await import(built.href);
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
+  // tsx is a dev dependency: a production install runs the build, and has no sources to be newer.
+  let tsx;
+  try {
+    tsx = await import('tsx/esm/api');
+  } catch {
+    process.stderr.write(
+      'gateway: the build (out/main/cli.js) is missing or stale and tsx is not installed; run "npm run build"\n',
+    );
+    process.exit(1);
+  }
+  tsx.register();
   await import('../server/cli.ts');
 }

@@ -1,8 +1,10 @@
-// Electron is an optional dependency: its installer downloads the Electron binary, which fails on
-// machines without access to that download (CI, air-gapped sites). npm then drops the package
-// entirely, and with it the type declarations the desktop shell is checked against. Restore the
-// package files (types + index.js, no binary) from the npm registry so `tsc` and `electron-vite
-// build` still work; `npm start` notices the missing binary and runs the gateway headless.
+// Electron is a dev dependency: its installer downloads the Electron binary, which fails on
+// machines without access to that download (CI, air-gapped sites; set
+// ELECTRON_SKIP_BINARY_DOWNLOAD=1 there). Should the package still be missing from a checkout,
+// restore its files (types + index.js, no binary) from the npm registry so `tsc` and
+// `electron-vite build` still work; `npm start` notices the missing binary and runs headless.
+// An installed tarball (`npm install --omit=dev gateway-x.tgz`) has no electron/ sources and
+// needs no Electron: nothing to do there.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,9 +13,10 @@ import { join } from 'node:path';
 const root = process.cwd();
 const target = join(root, 'node_modules', 'electron');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const version = manifest.optionalDependencies?.electron;
+const version = manifest.devDependencies?.electron;
+const checkout = existsSync(join(root, 'electron', 'main'));
 
-if (version && !existsSync(join(target, 'package.json'))) {
+if (checkout && version && !existsSync(join(target, 'package.json'))) {
   const scratch = mkdtempSync(join(tmpdir(), 'gateway-electron-'));
   try {
     execFileSync('npm', ['pack', `electron@${version}`, '--pack-destination', scratch, '--silent'], {
