@@ -34,7 +34,7 @@ function directives(text: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const line of text.split('\n')) {
     const match = /^([A-Za-z]+)=(.*)$/.exec(line);
-    if (match) out.set(match[1]!, match[2]!);
+    if (match) out.set(match[1], match[2]);
   }
   return out;
 }
