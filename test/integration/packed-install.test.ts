@@ -56,6 +56,8 @@ describe('packed production install', () => {
       const packed = execFileSync('tar', ['-tzf', join(work, tarball!)], { encoding: 'utf8' });
       expect(packed).toContain('package/out/main/cli.js');
       expect(packed).toContain('package/out/renderer/index.html');
+      for (const shipped of ['deploy/install-artifact.sh', 'deploy/gateway.service', 'LICENSE', 'CHANGELOG.md'])
+        expect(packed).toContain(`package/${shipped}`);
       expect(packed).not.toMatch(/package\/(server|renderer|test|electron)\//);
 
       const app = join(work, 'app');
