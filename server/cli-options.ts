@@ -55,8 +55,9 @@ export function resolveSettings(
 /** `--port` or `GATEWAY_PORT` as a number, with the flag's name in the error. */
 export function parsePort(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  const port = Number(value);
-  if (value.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)
+  // Digits only: Number() would also take '0x50', '1e3' and surrounding spaces.
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 0 && port <= 65535))
     throw new UsageError(`${name} must be 0–65535`);
   return port;
 }
@@ -74,12 +75,15 @@ export function sourceName(flag: SettingFlag, flags: Partial<Record<SettingFlag,
   return flags[flag] !== undefined || !row ? `--${flag}` : row.env;
 }
 
-/** The `serve` usage line and its environment table, from the rows above. */
+/** The `serve` usage line, from the rows above. */
 export function serveUsage(): string {
-  const flags = SERVE_SETTINGS.map((row) => `[--${row.flag} ${row.value}]`).join(' ');
+  return `  gateway serve ${SERVE_SETTINGS.map((row) => `[--${row.flag} ${row.value}]`).join(' ')}`;
+}
+
+/** The environment table, from the rows above. */
+export function environmentUsage(): string {
   const envs = SERVE_SETTINGS.map((row) => `--${row.flag}: ${row.env}${row.secret ? ` or ${row.env}_FILE` : ''}`);
   return [
-    `  gateway serve ${flags}`,
     `Environment (a flag wins over its variable, a variable over the stored setting):`,
     ...envs.map((line) => `  ${line}`),
     `  first admin's password: GATEWAY_ADMIN_PASSWORD or GATEWAY_ADMIN_PASSWORD_FILE`,

@@ -5,6 +5,7 @@ import {
   parseLogLevel,
   parsePort,
   resolveSettings,
+  environmentUsage,
   secretFromEnv,
   serveUsage,
   sourceName,
@@ -26,7 +27,8 @@ ${serveUsage()}
   gateway backup export --out FILE --passphrase-file FILE
   gateway backup import FILE --passphrase-file FILE [--dry-run]
   gateway migrate [--down]
-Common options: --data-dir D (default ./data, or GATEWAY_DATA_DIR), --database-url URL (or GATEWAY_DATABASE_URL)`;
+Common options: --data-dir D (default ./data, or GATEWAY_DATA_DIR), --database-url URL (or GATEWAY_DATABASE_URL)
+${environmentUsage()}`;
 
 const COMMON = {
   'data-dir': { type: 'string' },
