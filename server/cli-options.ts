@@ -57,8 +57,7 @@ export function parsePort(value: string | undefined, name: string): number | und
   if (value === undefined) return undefined;
   // Digits only: Number() would also take '0x50', '1e3' and surrounding spaces.
   const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
-  if (!(port >= 0 && port <= 65535))
-    throw new UsageError(`${name} must be 0–65535`);
+  if (!(port >= 0 && port <= 65535)) throw new UsageError(`${name} must be 0–65535`);
   return port;
 }
 

@@ -1,5 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -128,6 +128,19 @@ describe('packed production install', () => {
       expect((await fetch(`${base}/_health`)).status).toBe(200);
 
       child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+
+      // Without its build the installed command says what to do (there is no tsx to fall back on).
+      const bin = join(modules, 'gateway/bin/gateway.js');
+      const cli = join(modules, 'gateway/out/main/cli.js');
+      renameSync(cli, `${cli}.away`);
+      const broken = spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' });
+      renameSync(`${cli}.away`, cli);
+      expect(broken.status).toBe(1);
+      expect(broken.stderr).toContain('is missing or stale and tsx is not installed; run "npm run build"');
+      expect(spawnSync(process.execPath, [bin, '--version'], { encoding: 'utf8' }).stdout).toMatch(
+        /^gateway \d+\.\d+\.\d+\n$/,
+      );
       console.log(
         `packed install: pack + install ${((installedAt - started) / 1000).toFixed(1)} s, total ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );
