@@ -38,7 +38,8 @@ export const needsOwnGateway = (def: CaseDef): boolean =>
 export function caseTarget(def: CaseDef, bases: Bases, setup: GatewaySetup): LoadTarget {
   const scheme = def.scheme ?? 'http';
   const base = bases[scheme];
-  if (!base) throw new Error(`case ${def.key}: the gateway printed no ${scheme} listener ("listening on ${scheme}://…")`);
+  if (!base)
+    throw new Error(`case ${def.key}: the gateway printed no ${scheme} listener ("listening on ${scheme}://…")`);
   return {
     url: `${base}/bench/${def.route}${def.query ? `?${def.query}` : ''}`,
     method: def.method,
@@ -86,7 +87,14 @@ export const CASES: CaseDef[] = [
     tagPool: DISTINCT_TAG_POOL,
   },
   { key: 'syncAll', route: ROUTES.syncAll, label: 'sync AllData', async: false, method: 'POST' },
-  { key: 'inventory', route: ROUTES.inventory, label: 'GET inventory', async: false, method: 'GET', query: 'limit=100' },
+  {
+    key: 'inventory',
+    route: ROUTES.inventory,
+    label: 'GET inventory',
+    async: false,
+    method: 'GET',
+    query: 'limit=100',
+  },
 ];
 
 /** The same POST the gateway's async noauth case gets, against the bare Koa server. */
@@ -132,7 +140,13 @@ const delta = (before: CommitStats, after: CommitStats): CommitStats => ({
 export async function gatewayCase(
   def: CaseDef,
   admin: AdminClient,
-  context: { bases: Bases; setup: GatewaySetup; settings: BenchSettings; serverPid: number | undefined; databasePid?: number },
+  context: {
+    bases: Bases;
+    setup: GatewaySetup;
+    settings: BenchSettings;
+    serverPid: number | undefined;
+    databasePid?: number;
+  },
 ): Promise<CaseReport> {
   const { settings } = context;
   const target = caseTarget(def, context.bases, context.setup);

@@ -2,7 +2,6 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
 import { caseTarget, CASES, type Bases } from './cases';
-import { epcHex } from './epc-pool';
 import { ROUTES, type AdminClient, type GatewaySetup } from './gateway-setup';
 import { load, type RunFigures } from './load';
 import { instrumentBound } from './report';
@@ -69,6 +68,15 @@ function inventorySize(databaseFile: string): Promise<number> {
   });
 }
 
+/** An EPC that is in the inventory (wrk's first serials are not predictable: it builds requests ahead). */
+async function someInventoryEpc(inventoryUrl: string): Promise<string> {
+  const res = await fetch(`${inventoryUrl}?limit=1`);
+  const body = (await res.json()) as { items?: { epc: string }[] };
+  const epc = body.items?.[0]?.epc;
+  if (res.status !== 200 || !epc) throw new Error(`GET inventory ?limit=1 → ${res.status}, no EPC to look up`);
+  return epc;
+}
+
 const distinctCase = () => {
   const def = CASES.find((c) => c.key === 'asyncOpenDistinct');
   if (!def) throw new Error('the async distinct-tag case is missing');
@@ -81,7 +89,13 @@ const distinctCase = () => {
  */
 export async function growthRun(
   admin: AdminClient,
-  context: { bases: Bases; setup: GatewaySetup; serverPid: number | undefined; dataDir: string; settings: GrowthSettings },
+  context: {
+    bases: Bases;
+    setup: GatewaySetup;
+    serverPid: number | undefined;
+    dataDir: string;
+    settings: GrowthSettings;
+  },
   log: (message: string) => void,
 ): Promise<GrowthReport> {
   const { settings } = context;
@@ -104,15 +118,18 @@ export async function growthRun(
   }
   const base = context.bases.http ?? '';
   const inventoryUrl = `${base}/bench/${ROUTES.inventory}`;
-  // Serial 1 is in the very first request, so the worker has long processed it.
+  const epc = await someInventoryEpc(inventoryUrl);
   const gets = [
     { label: 'GET inventory ?limit=100', url: `${inventoryUrl}?limit=100` },
-    { label: `GET inventory ?epc=${epcHex(1)}`, url: `${inventoryUrl}?epc=${epcHex(1)}` },
+    { label: `GET inventory ?epc=${epc}`, url: `${inventoryUrl}?epc=${epc}` },
   ];
   const timed: GrowthReport['gets'] = [];
   for (const get of gets) {
     log(get.label);
-    timed.push({ label: get.label, load: await load({ url: get.url, method: 'GET' }, settings.getSeconds, settings.connections) });
+    timed.push({
+      label: get.label,
+      load: await load({ url: get.url, method: 'GET' }, settings.getSeconds, settings.connections),
+    });
   }
   return { settings, phases, gets: timed };
 }

@@ -70,7 +70,14 @@ function fire(target: LoadTarget, seconds: number, connections: number): Promise
     headers: { ...(target.method === 'POST' ? { 'content-type': 'application/json' } : {}), ...target.headers },
     requests:
       target.method === 'POST'
-        ? [{ setupRequest: (request: RequestParams): RequestParams => ({ ...request, body: zebraBody(target.tagPool ?? 1) }) }]
+        ? [
+            {
+              setupRequest: (request: RequestParams): RequestParams => ({
+                ...request,
+                body: zebraBody(target.tagPool ?? 1),
+              }),
+            },
+          ]
         : undefined,
   };
   return new Promise((resolve, reject) => {

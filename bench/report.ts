@@ -167,7 +167,10 @@ export function runsDetail(cases: CaseReport[]): string {
   return cases
     .map((c) => {
       const runs = c.runs
-        .map((r) => `${fixed(r.rps)} req/s p99 ${fixed(r.p99, 1)} ms gen ${r.generatorCpu}%${instrumentBound(r) ? ' BOUND' : ''}`)
+        .map(
+          (r) =>
+            `${fixed(r.rps)} req/s p99 ${fixed(r.p99, 1)} ms gen ${r.generatorCpu}%${instrumentBound(r) ? ' BOUND' : ''}`,
+        )
         .join(' | ');
       const around =
         c.reference && c.key !== 'baseline'

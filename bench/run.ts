@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isBuildCurrent } from '../scripts/build-freshness.js';
 import { createDatabase, postgresBinDir, startPostgresCluster } from '../test/helpers/postgres-cluster';
-import { baselineRun, CASES, gatewayCase, needsOwnGateway, type Bases, type CaseDef } from './cases';
+import { baselineRun, CASES, gatewayCase, needsOwnGateway, type CaseDef } from './cases';
 import { PROFILE_DIR, ROOT, startBaseline, startGateway, type Child } from './children';
 import { AdminClient, configureGateway, type GatewaySetup } from './gateway-setup';
 import { growthRun, growthText, type GrowthSettings } from './growth';
@@ -117,7 +117,9 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
     profiledPid = settings.profile ? gateway.process.pid : undefined;
     for (const def of shared) {
       await bracket();
-      reports.push(await gatewayCase(def, admin, { bases: gateway.bases, setup, settings, serverPid: gateway.process.pid }));
+      reports.push(
+        await gatewayCase(def, admin, { bases: gateway.bases, setup, settings, serverPid: gateway.process.pid }),
+      );
     }
   });
   // Cases with a scheme or settings of their own (see CaseDef), each on its own gateway.
@@ -208,14 +210,22 @@ async function onPostgres(): Promise<CaseReport> {
 function sustained(): Promise<SustainedReport> {
   log(`sustained case: ${sustainedSeconds} s`);
   return withGateway({ profile: false, defaultQueueCap: true }, ({ gateway, admin, setup }) =>
-    sustainedRun(admin, { bases: gateway.bases as Bases, setup, seconds: sustainedSeconds, connections: settings.connections }, log),
+    sustainedRun(
+      admin,
+      { bases: gateway.bases, setup, seconds: sustainedSeconds, connections: settings.connections },
+      log,
+    ),
   );
 }
 
 async function growthMain(): Promise<void> {
   process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]))}\n\n`);
   const report = await withGateway({ profile: false }, ({ gateway, admin, setup, dataDir }) =>
-    growthRun(admin, { bases: gateway.bases, setup, serverPid: gateway.process.pid, dataDir, settings: growthSettings }, log),
+    growthRun(
+      admin,
+      { bases: gateway.bases, setup, serverPid: gateway.process.pid, dataDir, settings: growthSettings },
+      log,
+    ),
   );
   process.stdout.write(`${growthText(report)}\n\n`);
   const file = writeResults(join(ROOT, 'bench/results'), { mode: 'growth', settings, growth: report });

@@ -77,7 +77,12 @@ export interface WrkRun {
  * fresh temp folder and removed afterwards. One thread: pinned to one core, more threads would
  * only take turns on it.
  */
-export async function runWrk(origin: string, spec: Omit<WrkRequestSpec, 'threads'>, seconds: number, connections: number): Promise<WrkRun> {
+export async function runWrk(
+  origin: string,
+  spec: Omit<WrkRequestSpec, 'threads'>,
+  seconds: number,
+  connections: number,
+): Promise<WrkRun> {
   if (!WRK) throw new Error('wrk is not installed');
   const threads = 1;
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-wrk-'));
