@@ -95,7 +95,7 @@ function generatorLine(): string {
   ].join('\n');
 }
 
-export function header(settings: BenchSettings, gatewayFromBuild: boolean): string {
+export function header(settings: BenchSettings, gatewayFromBuild: boolean, mode: 'cases' | 'growth' = 'cases'): string {
   const cpu = cpus();
   return [
     `Gateway benchmark — ${new Date().toISOString()}`,
@@ -103,9 +103,12 @@ export function header(settings: BenchSettings, gatewayFromBuild: boolean): stri
     gatewayFromBuild
       ? 'gateway: runs its build (out/main/cli.js), as `gateway serve` does'
       : 'gateway: runs from source through tsx (the build is missing or out of date; `npm run build`)',
-    `gateway settings: maxQueueDepth ${BENCH_MAX_QUEUE_DEPTH} (so a fast run is not cut short by 503 queue-full)`,
-    `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured, ` +
-      `${settings.repeats} runs per case, median run (by req/s) shown`,
+    `gateway settings: maxQueueDepth ${BENCH_MAX_QUEUE_DEPTH} (so a fast run is not cut short by 503 queue-full;` +
+      ' the sustained case keeps the default)',
+    mode === 'cases'
+      ? `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured, ` +
+        `${settings.repeats} runs per case, median run (by req/s) shown`
+      : '',
     generatorLine(),
     settings.profile ? 'PROFILING: the gateway runs under --cpu-prof (figures are slower than normal)' : '',
   ]

@@ -219,7 +219,7 @@ function sustained(): Promise<SustainedReport> {
 }
 
 async function growthMain(): Promise<void> {
-  process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]))}\n\n`);
+  process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]), 'growth')}\n\n`);
   const report = await withGateway({ profile: false }, ({ gateway, admin, setup, dataDir }) =>
     growthRun(
       admin,
