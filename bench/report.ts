@@ -88,7 +88,7 @@ function generatorLine(): string {
     : 'NOT pinned (no taskset or one core): server and load generator share the cores';
   if (WRK) return `load generator: wrk (${WRK}), 1 thread; ${pinning}`;
   return [
-    '!!! INSTRUMENT-BOUND: wrk is not installed; autocannon runs inside this Node process and competes',
+    '!!! INSTRUMENT-BOUND: wrk is not installed (or BENCH_NO_WRK=1); autocannon runs inside this Node process and competes',
     '!!! with the server. Ratios to the baseline are pushed toward 1 and are NOT reported as met.',
     '!!! Install wrk (Debian/Ubuntu: sudo apt-get install wrk) and run again.',
     `load generator: autocannon; ${pinning}`,
