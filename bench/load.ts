@@ -119,7 +119,8 @@ export function wrkFigures(result: WrkResult, wallMs: number): RunFigures {
     ok2xx,
     non2xx: answered - ok2xx,
     errors,
-    // Sent and never answered: in flight when wrk stopped (at most one per connection) or lost to an error.
+    // Built and never answered: in flight when wrk stopped (about one per connection) or lost to an
+    // error. `sent` counts request() calls, so this is an upper bound: the durability check's allowance.
     cutOff: Math.max(0, result.sent - answered),
     statusCodes: { ...result.statuses },
   };

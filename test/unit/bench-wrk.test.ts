@@ -168,7 +168,8 @@ describe.skipIf(!WRK)('wrk with the generated script', () => {
     expect(result.statuses['503']).toBeGreaterThanOrEqual(refused - 2);
     expect(result.statuses['202']).toBeGreaterThanOrEqual(answered - refused - 2);
     expect(result.sent).toBeGreaterThanOrEqual(answeredByWrk);
-    expect(result.sent - answeredByWrk).toBeLessThanOrEqual(2);
+    // `sent` counts requests built; wrk may build one more per connection than it gets answered.
+    expect(result.sent - answeredByWrk).toBeLessThanOrEqual(4);
     expect(result.cpuMs).toBeGreaterThanOrEqual(0);
 
     const epcs = bodies.flatMap((body) => {
