@@ -113,15 +113,16 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
     brackets.push(await baselineRun(baseline.base, baseline.process.pid, settings));
   };
   const shared = cases.filter((def) => !needsOwnGateway(def));
-  await withGateway({ profile: settings.profile }, async ({ gateway, admin, setup }) => {
-    profiledPid = settings.profile ? gateway.process.pid : undefined;
-    for (const def of shared) {
-      await bracket();
-      reports.push(
-        await gatewayCase(def, admin, { bases: gateway.bases, setup, settings, serverPid: gateway.process.pid }),
-      );
-    }
-  });
+  if (shared.length > 0)
+    await withGateway({ profile: settings.profile }, async ({ gateway, admin, setup }) => {
+      profiledPid = settings.profile ? gateway.process.pid : undefined;
+      for (const def of shared) {
+        await bracket();
+        reports.push(
+          await gatewayCase(def, admin, { bases: gateway.bases, setup, settings, serverPid: gateway.process.pid }),
+        );
+      }
+    });
   // Cases with a scheme or settings of their own (see CaseDef), each on its own gateway.
   for (const def of cases.filter(needsOwnGateway)) {
     await bracket();
@@ -212,7 +213,13 @@ function sustained(): Promise<SustainedReport> {
   return withGateway({ profile: false, defaultQueueCap: true }, ({ gateway, admin, setup }) =>
     sustainedRun(
       admin,
-      { bases: gateway.bases, setup, seconds: sustainedSeconds, connections: settings.connections },
+      {
+        bases: gateway.bases,
+        setup,
+        serverPid: gateway.process.pid,
+        seconds: sustainedSeconds,
+        connections: settings.connections,
+      },
       log,
     ),
   );

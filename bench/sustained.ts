@@ -1,7 +1,8 @@
 import type { Bases } from './cases';
-import { caseTarget, type CaseDef } from './cases';
+import { caseTarget, meteredLoad, type CaseDef } from './cases';
 import { ROUTES, type AdminClient, type GatewaySetup } from './gateway-setup';
-import { load, type RunFigures } from './load';
+import type { RunFigures } from './load';
+import type { CpuShare } from './machine';
 import { instrumentBound } from './report';
 import { DISTINCT_TAG_POOL } from './epc-pool';
 
@@ -28,7 +29,7 @@ export interface QueueSample {
 export interface SustainedReport {
   seconds: number;
   connections: number;
-  load: RunFigures;
+  load: RunFigures & { cpu: CpuShare };
   instrumentBound: boolean;
   /** 2xx answers per second of load: events the gateway promised to keep. */
   acknowledgedPerSecond: number;
@@ -59,7 +60,7 @@ async function sample(admin: AdminClient, startedAt: number): Promise<QueueSampl
  */
 export async function sustainedRun(
   admin: AdminClient,
-  context: { bases: Bases; setup: GatewaySetup; seconds: number; connections: number },
+  context: { bases: Bases; setup: GatewaySetup; serverPid: number | undefined; seconds: number; connections: number },
   log: (message: string) => void,
 ): Promise<SustainedReport> {
   await admin.waitForDrain();
@@ -67,7 +68,9 @@ export async function sustainedRun(
   const startedAt = performance.now();
   const samples = [await sample(admin, startedAt)];
   let finished = false;
-  const running = load(target, context.seconds, context.connections).finally(() => (finished = true));
+  const running = meteredLoad(target, context.seconds, context.connections, { server: context.serverPid }).finally(
+    () => (finished = true),
+  );
   while (!finished) {
     await Promise.race([running.catch(() => undefined), new Promise((r) => setTimeout(r, SAMPLE_EVERY_MS))]);
     if (finished) break;
@@ -106,5 +109,6 @@ export function sustainedText(r: SustainedReport): string {
     `  events acknowledged/s ${r.acknowledgedPerSecond.toFixed(0)}, processed/s during the load ${r.processedPerSecond.toFixed(0)}, 503s ${r.refused503}`,
     `  queue depth: ${r.samples.map((s) => `${s.atSeconds}s ${s.queueDepth}`).join(', ')}`,
     `  drain after the load: ${(r.drainMs / 1000).toFixed(1)} s`,
+    `  cpu % during the load: server ${r.load.cpu.server} (main ${r.load.cpu.serverMain}), load generator ${r.load.cpu.loadGenerator}, other ${r.load.cpu.other}`,
   ].join('\n');
 }
