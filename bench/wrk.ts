@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESULT_MARKER, wrkScript, type WrkRequestSpec } from './wrk-script';
@@ -61,10 +61,24 @@ export function pinned(role: 'server' | 'generator', command: string, args: stri
   return [TASKSET, ['-c', PINNING[role], command, ...args]];
 }
 
-/** Pins a running process (all its threads) to the server's core: a database started elsewhere. */
+/**
+ * Pins a running process (all its threads) and its current children to a role's core: a database
+ * server started elsewhere (PostgreSQL's postmaster and its auxiliary processes; backends it
+ * forks later inherit the postmaster's affinity), or this process.
+ */
 export function pinRunning(role: 'server' | 'generator', pid: number): void {
   if (!PINNING || !TASKSET) return;
-  spawnSync(TASKSET, ['-a', '-p', '-c', PINNING[role], String(pid)], { stdio: 'ignore' });
+  const children = readdirSync('/proc').filter((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+    } catch {
+      return false;
+    }
+  });
+  for (const target of [String(pid), ...children])
+    spawnSync(TASKSET, ['-a', '-p', '-c', PINNING[role], target], { stdio: 'ignore' });
 }
 
 export interface WrkRun {
