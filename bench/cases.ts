@@ -1,42 +1,121 @@
+import { DISTINCT_TAG_POOL, REPEATED_TAG_POOL } from './epc-pool';
 import { ROUTES, type AdminClient, type CommitStats, type GatewaySetup } from './gateway-setup';
-import { load, medianRun, type LoadTarget } from './load';
-import { meterCpu } from './machine';
+import { load, medianRun, type LoadTarget, type RunFigures } from './load';
+import { meterCpu, type CpuShare } from './machine';
 import type { BenchSettings, CaseReport, RunRecord } from './report';
 
+/**
+ * One benchmark case: a single entry in `CASES`. A case that names `scheme: 'https'` or
+ * `gatewaySettings` runs on a gateway of its own started with those settings (PUT /settings
+ * before the load), so it cannot change what the other cases measure.
+ */
 export interface CaseDef {
-  key: keyof typeof ROUTES;
+  key: string;
+  /** The bench endpoint's route it loads (see `ROUTES`); its stored events are counted by route. */
+  route: (typeof ROUTES)[keyof typeof ROUTES];
   label: string;
   async: boolean;
-  target(base: string, setup: GatewaySetup): LoadTarget;
+  method: 'POST' | 'GET';
+  /** GET: the query string, without `?`. */
+  query?: string;
+  /** POST: serials cycled for the EPCs (see epc-pool.ts); 1 would be the same EPC every time. */
+  tagPool?: number;
+  /** The `Authorization` header, from the credentials the bench set up. */
+  authorization?: (setup: GatewaySetup) => string;
+  /** Which listener of the gateway to load; `http` unless given. */
+  scheme?: 'http' | 'https';
+  /** Gateway settings for this case's own gateway (e.g. `{ tlsMode, httpsPort }`). */
+  gatewaySettings?: Record<string, unknown>;
 }
 
-const post = (base: string, route: string, authorization?: string): LoadTarget => ({
-  url: `${base}/bench/${route}`,
-  method: 'POST',
-  headers: authorization ? { authorization } : undefined,
-});
+/** The gateway's base URL per scheme (up to and including `/GWENDPOINTAPI`). */
+export type Bases = Partial<Record<'http' | 'https', string>>;
+
+/** Whether a case needs a gateway of its own (see `CaseDef`). */
+export const needsOwnGateway = (def: CaseDef): boolean =>
+  (def.scheme ?? 'http') !== 'http' || def.gatewaySettings !== undefined;
+
+export function caseTarget(def: CaseDef, bases: Bases, setup: GatewaySetup): LoadTarget {
+  const scheme = def.scheme ?? 'http';
+  const base = bases[scheme];
+  if (!base)
+    throw new Error(`case ${def.key}: the gateway printed no ${scheme} listener ("listening on ${scheme}://…")`);
+  return {
+    url: `${base}/bench/${def.route}${def.query ? `?${def.query}` : ''}`,
+    method: def.method,
+    headers: def.authorization ? { authorization: def.authorization(setup) } : undefined,
+    tagPool: def.method === 'POST' ? (def.tagPool ?? REPEATED_TAG_POOL) : undefined,
+  };
+}
+
+const repeated = `${REPEATED_TAG_POOL} EPCs`;
+const distinct = `${DISTINCT_TAG_POOL / 1_000_000}M EPCs`;
 
 export const CASES: CaseDef[] = [
-  { key: 'asyncOpen', label: 'async noauth', async: true, target: (base) => post(base, ROUTES.asyncOpen) },
+  { key: 'asyncOpen', route: ROUTES.asyncOpen, label: `async noauth, ${repeated}`, async: true, method: 'POST' },
+  {
+    key: 'asyncOpenDistinct',
+    route: ROUTES.asyncOpenDistinct,
+    label: `async noauth, ${distinct}`,
+    async: true,
+    method: 'POST',
+    tagPool: DISTINCT_TAG_POOL,
+  },
   {
     key: 'asyncToken',
+    route: ROUTES.asyncToken,
     label: 'async access token',
     async: true,
-    target: (base, s) => post(base, ROUTES.asyncToken, s.accessToken),
+    method: 'POST',
+    authorization: (s) => s.accessToken,
   },
-  { key: 'asyncBasic', label: 'async Basic', async: true, target: (base, s) => post(base, ROUTES.asyncBasic, s.basic) },
-  { key: 'syncTags', label: 'sync UHFTagRead', async: false, target: (base) => post(base, ROUTES.syncTags) },
-  { key: 'syncAll', label: 'sync AllData', async: false, target: (base) => post(base, ROUTES.syncAll) },
+  {
+    key: 'asyncBasic',
+    route: ROUTES.asyncBasic,
+    label: 'async Basic',
+    async: true,
+    method: 'POST',
+    authorization: (s) => s.basic,
+  },
+  { key: 'syncTags', route: ROUTES.syncTags, label: `sync UHFTagRead, ${repeated}`, async: false, method: 'POST' },
+  {
+    key: 'syncTagsDistinct',
+    route: ROUTES.syncTagsDistinct,
+    label: `sync UHFTagRead, ${distinct}`,
+    async: false,
+    method: 'POST',
+    tagPool: DISTINCT_TAG_POOL,
+  },
+  { key: 'syncAll', route: ROUTES.syncAll, label: 'sync AllData', async: false, method: 'POST' },
   {
     key: 'inventory',
+    route: ROUTES.inventory,
     label: 'GET inventory',
     async: false,
-    target: (base) => ({ url: `${base}/bench/${ROUTES.inventory}?limit=100`, method: 'GET' }),
+    method: 'GET',
+    query: 'limit=100',
   },
 ];
 
 /** The same POST the gateway's async noauth case gets, against the bare Koa server. */
-export const baselineTarget = (base: string): LoadTarget => post(base, ROUTES.asyncOpen);
+export const baselineTarget = (base: string): LoadTarget => ({
+  url: `${base}/bench/${ROUTES.asyncOpen}`,
+  method: 'POST',
+  tagPool: REPEATED_TAG_POOL,
+});
+
+/** One load with its CPU shares; the generator's own share from wrk, or this process's (autocannon). */
+export async function meteredLoad(
+  target: LoadTarget,
+  seconds: number,
+  connections: number,
+  pids: { server: number | undefined; database?: number },
+): Promise<RunFigures & { cpu: CpuShare }> {
+  const meter = meterCpu(pids.server, pids.database);
+  const run = await load(target, seconds, connections);
+  const cpu = meter(run.generator === 'wrk' ? run.generatorCpu : undefined);
+  return { ...run, generatorCpu: run.generator === 'wrk' ? run.generatorCpu : cpu.loadGenerator, cpu };
+}
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -44,9 +123,8 @@ const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 export async function baselineRun(base: string, pid: number | undefined, settings: BenchSettings): Promise<RunRecord> {
   const target = baselineTarget(base);
   const warmup = settings.warmupSeconds > 0 ? await load(target, settings.warmupSeconds, settings.connections) : null;
-  const meter = meterCpu(pid);
-  const run = await load(target, settings.seconds, settings.connections);
-  return { ...run, cpu: meter(), warmup2xx: warmup?.ok2xx ?? 0, warmupCutOff: warmup?.cutOff ?? 0 };
+  const run = await meteredLoad(target, settings.seconds, settings.connections, { server: pid });
+  return { ...run, warmup2xx: warmup?.ok2xx ?? 0, warmupCutOff: warmup?.cutOff ?? 0 };
 }
 
 const delta = (before: CommitStats, after: CommitStats): CommitStats => ({
@@ -62,10 +140,16 @@ const delta = (before: CommitStats, after: CommitStats): CommitStats => ({
 export async function gatewayCase(
   def: CaseDef,
   admin: AdminClient,
-  context: { setup: GatewaySetup; settings: BenchSettings; serverPid: number | undefined; databasePid?: number },
+  context: {
+    bases: Bases;
+    setup: GatewaySetup;
+    settings: BenchSettings;
+    serverPid: number | undefined;
+    databasePid?: number;
+  },
 ): Promise<CaseReport> {
   const { settings } = context;
-  const target = def.target(admin.base, context.setup);
+  const target = caseTarget(def, context.bases, context.setup);
   const runs: RunRecord[] = [];
   for (let i = 1; i <= settings.repeats; i++) {
     log(`${def.label} run ${i}/${settings.repeats}`);
@@ -73,12 +157,13 @@ export async function gatewayCase(
     await admin.waitForDrain();
     const warmup = settings.warmupSeconds > 0 ? await load(target, settings.warmupSeconds, settings.connections) : null;
     const before = await admin.commitStats();
-    const meter = meterCpu(context.serverPid, context.databasePid);
-    const run = await load(target, settings.seconds, settings.connections);
-    const cpu = meter();
+    const run = await meteredLoad(target, settings.seconds, settings.connections, {
+      server: context.serverPid,
+      database: context.databasePid,
+    });
     const commit = delta(before, await admin.commitStats());
     const drainMs = def.async ? await admin.waitForDrain() : undefined;
-    runs.push({ ...run, cpu, warmup2xx: warmup?.ok2xx ?? 0, warmupCutOff: warmup?.cutOff ?? 0, commit, drainMs });
+    runs.push({ ...run, warmup2xx: warmup?.ok2xx ?? 0, warmupCutOff: warmup?.cutOff ?? 0, commit, drainMs });
   }
   const report: CaseReport = {
     key: def.key,
@@ -96,7 +181,7 @@ export async function gatewayCase(
     await admin.waitForDrain();
     const expected = runs.reduce((sum, r) => sum + r.warmup2xx + r.ok2xx, 0);
     const cutOff = runs.reduce((sum, r) => sum + r.warmupCutOff + r.cutOff, 0);
-    const byStatus = await admin.countEvents(ROUTES[def.key]);
+    const byStatus = await admin.countEvents(def.route);
     const stored = Object.values(byStatus).reduce((sum, n) => sum + n, 0);
     report.durability = { expected, cutOff, stored, byStatus, pass: stored >= expected && stored <= expected + cutOff };
   }

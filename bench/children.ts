@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { pinned } from './wrk';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const ADMIN_PASSWORD = 'bench-admin-password';
@@ -10,6 +11,8 @@ export interface Child {
   process: ChildProcess;
   /** Up to and including `/GWENDPOINTAPI`. */
   base: string;
+  /** Every listener it printed, by scheme (`https` once the gateway has an HTTPS listener). */
+  bases: Partial<Record<'http' | 'https', string>>;
   /** The last lines it wrote to stderr, for a failure message. */
   stderrTail(): string;
   stop(): Promise<void>;
@@ -17,11 +20,13 @@ export interface Child {
 
 /**
  * Starts a server as a child process and resolves once it prints its "listening on …" line. The
- * servers run in their own processes so that the load generator (this process) and the server
- * each get a core of the two, as far as the scheduler allows.
+ * servers run in their own processes, pinned to the server's core where taskset exists, so that
+ * the load generator gets the other core.
  */
 async function startChild(name: string, args: string[], env: Record<string, string> = {}): Promise<Child> {
-  const child = spawn(process.execPath, args, {
+  // On the server's core (taskset execs node, so the pid is node's).
+  const [command, commandArgs] = pinned('server', process.execPath, args);
+  const child = spawn(command, commandArgs, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -51,6 +56,9 @@ async function startChild(name: string, args: string[], env: Record<string, stri
     name,
     process: child,
     base,
+    bases: Object.fromEntries(
+      [...out.matchAll(/listening on ((https?):\/\/\S+\/GWENDPOINTAPI)/g)].map((m) => [m[2], m[1]]),
+    ),
     stderrTail: () => err.split('\n').slice(-20).join('\n'),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,24 +1,17 @@
 import autocannon, { type Options, type RequestParams, type Result } from 'autocannon';
-
-/** Distinct tags the simulated readers see; a pool, so the inventory has updates as well as inserts. */
-const TAG_POOL = Math.max(1, Number(process.env.BENCH_TAGS ?? 5000));
-// SGTIN-96 of company 0614141, item 812345: the low 32 bits are the serial (the 6 bits above it
-// are zero in this prefix), so every body carries real, decodable EPCs.
-const SGTIN_PREFIX = '3074257BF7194E40';
+import { epcHex } from './epc-pool';
+import { runWrk, WRK, type WrkResult } from './wrk';
 
 let sequence = 0;
 
 /**
- * A Zebra FX (IoT Connector) batch of two tag reads, as the reader posts it: ~390 bytes, fresh
- * timestamps and EPCs from the pool on every request. Varying the body makes the sync UHFTagRead
- * case do real dedup/inventory work rather than suppress one EPC forever. The baseline gets the
- * very same generator, so the load generator's own cost is identical on both sides.
+ * The autocannon fallback's body: the Zebra FX batch of two tag reads that the wrk script builds
+ * (see wrk-script.ts), fresh timestamps and the next EPCs of a pool of `tagPool` serials.
  */
-export function zebraBody(): string {
+export function zebraBody(tagPool: number): string {
   const timestamp = new Date().toISOString().replace('Z', '+0000');
   const read = (antenna: number) => {
     sequence += 1;
-    const serial = (sequence % TAG_POOL).toString(16).toUpperCase().padStart(8, '0');
     return {
       type: 'SIMPLE',
       timestamp,
@@ -27,7 +20,7 @@ export function zebraBody(): string {
         antenna,
         eventNum: sequence,
         format: 'epc',
-        idHex: SGTIN_PREFIX + serial,
+        idHex: epcHex(sequence % Math.max(1, tagPool)),
         peakRssi: -50 - (sequence % 20),
         reads: 1 + (sequence % 4),
       },
@@ -40,10 +33,19 @@ export interface LoadTarget {
   url: string;
   method: 'POST' | 'GET';
   headers?: Record<string, string>;
+  /** POST: serials cycled for the body's EPCs (see epc-pool.ts). */
+  tagPool?: number;
 }
 
 export interface RunFigures {
-  /** autocannon's mean of per-second samples. */
+  /** Which load generator ran: wrk on its own core, or autocannon inside the bench process. */
+  generator: 'wrk' | 'autocannon';
+  /**
+   * The load generator's CPU over the run, % of one core (-1 unknown). At ≥ 90 % it, not the
+   * server, may have set the pace: the run is instrument-bound.
+   */
+  generatorCpu: number;
+  /** Requests answered per second over the run. */
   rps: number;
   p50: number;
   p99: number;
@@ -68,7 +70,14 @@ function fire(target: LoadTarget, seconds: number, connections: number): Promise
     headers: { ...(target.method === 'POST' ? { 'content-type': 'application/json' } : {}), ...target.headers },
     requests:
       target.method === 'POST'
-        ? [{ setupRequest: (request: RequestParams): RequestParams => ({ ...request, body: zebraBody() }) }]
+        ? [
+            {
+              setupRequest: (request: RequestParams): RequestParams => ({
+                ...request,
+                body: zebraBody(target.tagPool ?? 1),
+              }),
+            },
+          ]
         : undefined,
   };
   return new Promise((resolve, reject) => {
@@ -76,10 +85,13 @@ function fire(target: LoadTarget, seconds: number, connections: number): Promise
   });
 }
 
-function figures(result: Result): RunFigures {
+function autocannonFigures(result: Result): RunFigures {
   const statusCodes: Record<string, number> = {};
   for (const [code, stats] of Object.entries(result.statusCodeStats)) statusCodes[code] = stats.count;
   return {
+    generator: 'autocannon',
+    // Filled in by the CPU meter (the bench process's own share).
+    generatorCpu: -1,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -91,9 +103,45 @@ function figures(result: Result): RunFigures {
   };
 }
 
-/** Loads the target for `seconds`; warm-ups are just shorter calls whose figures are kept apart. */
+/** wrk's figures in the bench's terms. */
+export function wrkFigures(result: WrkResult, wallMs: number): RunFigures {
+  const answered = Object.values(result.statuses).reduce((sum, n) => sum + n, 0);
+  const ok2xx = Object.entries(result.statuses)
+    .filter(([code]) => code.startsWith('2'))
+    .reduce((sum, [, n]) => sum + n, 0);
+  const errors = result.errors.connect + result.errors.read + result.errors.write + result.errors.timeout;
+  return {
+    generator: 'wrk',
+    generatorCpu: result.cpuMs < 0 ? -1 : Math.round((100 * result.cpuMs) / Math.max(1, wallMs)),
+    rps: result.requests / (result.durationUs / 1e6),
+    p50: result.latencyUs.p50 / 1000,
+    p99: result.latencyUs.p99 / 1000,
+    ok2xx,
+    non2xx: answered - ok2xx,
+    errors,
+    // Built and never answered: in flight when wrk stopped (about one per connection) or lost to an
+    // error. `sent` counts request() calls, so this is an upper bound: the durability check's allowance.
+    cutOff: Math.max(0, result.sent - answered),
+    statusCodes: { ...result.statuses },
+  };
+}
+
+/**
+ * Loads the target for `seconds` with wrk when it is installed, else with autocannon in this
+ * process (instrument-bound); warm-ups are just shorter calls whose figures are kept apart.
+ */
 export async function load(target: LoadTarget, seconds: number, connections: number): Promise<RunFigures> {
-  return figures(await fire(target, seconds, connections));
+  if (WRK) {
+    const url = new URL(target.url);
+    const run = await runWrk(
+      url.origin,
+      { method: target.method, path: url.pathname + url.search, headers: target.headers, tagPool: target.tagPool },
+      seconds,
+      connections,
+    );
+    return wrkFigures(run.result, run.wallMs);
+  }
+  return autocannonFigures(await fire(target, seconds, connections));
 }
 
 /** The run with the median req/s (runs are whole observations; no mixing of figures). */

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 /**
  * CPU accounting for one measured run, from /proc (Linux; zeros elsewhere). On a 2-core box the
  * load generator, the server and anything else running (a CI job, a compiler) all compete, so
- * every run records how much CPU the server, this process and *other* processes used: a run
+ * every run records how much CPU the server, the load generator and *other* processes used: a run
  * with other processes busy is not comparable to one without.
  */
 export interface CpuShare {
@@ -66,7 +66,7 @@ function processTreeMs(pid: number): number {
  * gateway uses (`databasePid`, PostgreSQL) is part of the system under test: its CPU counts as
  * the server's, not as other processes'.
  */
-export function meterCpu(serverPid: number | undefined, databasePid?: number): () => CpuShare {
+export function meterCpu(serverPid: number | undefined, databasePid?: number): (generatorPercent?: number) => CpuShare {
   const started = performance.now();
   const busy = systemBusyMs();
   const serverMs = () => (serverPid ? processMs(serverPid) : 0) + (databasePid ? processTreeMs(databasePid) : 0);
@@ -75,17 +75,22 @@ export function meterCpu(serverPid: number | undefined, databasePid?: number): (
   const mainMs = () => (serverPid ? processMs(`${serverPid}/task/${serverPid}`) : 0);
   const main = mainMs();
   const self = process.cpuUsage();
-  return () => {
+  // `generatorPercent`: a load generator in its own process (wrk) measured itself; without it the
+  // load generator is this process (autocannon).
+  return (generatorPercent?: number) => {
     const wallMs = Math.max(1, performance.now() - started);
     const ownUse = process.cpuUsage(self);
-    const loadGenerator = (ownUse.user + ownUse.system) / 1000;
+    const generatorMs =
+      generatorPercent !== undefined && generatorPercent >= 0
+        ? (generatorPercent * wallMs) / 100
+        : (ownUse.user + ownUse.system) / 1000;
     const serverUsed = serverMs() - server;
-    const other = Math.max(0, systemBusyMs() - busy - serverUsed - loadGenerator);
+    const other = Math.max(0, systemBusyMs() - busy - serverUsed - generatorMs);
     const percent = (ms: number) => Math.round((100 * ms) / wallMs);
     return {
       server: percent(serverUsed),
       serverMain: percent(mainMs() - main),
-      loadGenerator: percent(loadGenerator),
+      loadGenerator: percent(generatorMs),
       other: percent(other),
     };
   };

@@ -3,6 +3,7 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_MAX_QUEUE_DEPTH, type CommitStats } from './gateway-setup';
 import type { RunFigures } from './load';
+import { PINNING, WRK } from './wrk';
 import type { CpuShare } from './machine';
 
 export interface RunRecord extends RunFigures {
@@ -21,6 +22,8 @@ export interface RunRecord extends RunFigures {
  * many minutes earlier would judge the drift, not the gateway.
  */
 export interface Reference {
+  /** Whether a bracketing baseline run was instrument-bound (its req/s is then the generator's). */
+  instrumentBound: boolean;
   rps: number;
   p99: number;
   /** req/s of the bracketing baseline runs. */
@@ -56,6 +59,16 @@ export interface BenchSettings {
 }
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
+
+/** A generator at or above this share of its core may be what set the pace. */
+export const INSTRUMENT_BOUND_PERCENT = 90;
+
+/**
+ * Whether the load generator, not the server, may have set the pace of a run: autocannon always
+ * (it shares the server's machine and this process), wrk when it used ≥ 90 % of its core.
+ */
+export const instrumentBound = (run: { generator: string; generatorCpu: number }): boolean =>
+  run.generator !== 'wrk' || run.generatorCpu >= INSTRUMENT_BOUND_PERCENT;
 const eventsPerFlush = (stats: CommitStats | undefined) =>
   stats && stats.flushes > 0 ? fixed(stats.events / stats.flushes, 1) : '–';
 
@@ -69,7 +82,20 @@ export function noiseNote(cases: CaseReport[]): string {
   return worst > 15 ? `${note} — WARNING: the machine was busy; figures and ratios are not reliable` : note;
 }
 
-export function header(settings: BenchSettings, gatewayFromBuild: boolean): string {
+function generatorLine(): string {
+  const pinning = PINNING
+    ? `server on core ${PINNING.server}, load generator on core ${PINNING.generator} (taskset)`
+    : 'NOT pinned (no taskset or one core): server and load generator share the cores';
+  if (WRK) return `load generator: wrk (${WRK}), 1 thread; ${pinning}`;
+  return [
+    '!!! INSTRUMENT-BOUND: wrk is not installed (or BENCH_NO_WRK=1); autocannon runs inside this Node process and competes',
+    '!!! with the server. Ratios to the baseline are pushed toward 1 and are NOT reported as met.',
+    '!!! Install wrk (Debian/Ubuntu: sudo apt-get install wrk) and run again.',
+    `load generator: autocannon; ${pinning}`,
+  ].join('\n');
+}
+
+export function header(settings: BenchSettings, gatewayFromBuild: boolean, mode: 'cases' | 'growth' = 'cases'): string {
   const cpu = cpus();
   return [
     `Gateway benchmark — ${new Date().toISOString()}`,
@@ -77,11 +103,13 @@ export function header(settings: BenchSettings, gatewayFromBuild: boolean): stri
     gatewayFromBuild
       ? 'gateway: runs its build (out/main/cli.js), as `gateway serve` does'
       : 'gateway: runs from source through tsx (the build is missing or out of date; `npm run build`)',
-    `gateway settings: maxQueueDepth ${BENCH_MAX_QUEUE_DEPTH} (so a fast run is not cut short by 503 queue-full)`,
-    `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured, ` +
-      `${settings.repeats} runs per case, median run (by req/s) shown`,
-    `CAVEAT: load generator (this process, autocannon) and server (child process) share ${cpu.length} cores;`,
-    '        absolute figures are lower than on a dedicated client; compare ratios within one run.',
+    `gateway settings: maxQueueDepth ${BENCH_MAX_QUEUE_DEPTH} (so a fast run is not cut short by 503 queue-full;` +
+      ' the sustained case keeps the default)',
+    mode === 'cases'
+      ? `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured, ` +
+        `${settings.repeats} runs per case, median run (by req/s) shown`
+      : '',
+    generatorLine(),
     settings.profile ? 'PROFILING: the gateway runs under --cpu-prof (figures are slower than normal)' : '',
   ]
     .filter(Boolean)
@@ -102,6 +130,7 @@ export function table(cases: CaseReport[]): string {
     'drain s',
     'stored',
     'cpu % srv(main)/gen/other',
+    'instrument',
   ];
   const rows = cases.map((c) => {
     const m = c.median;
@@ -119,6 +148,7 @@ export function table(cases: CaseReport[]): string {
       m.drainMs === undefined ? '–' : fixed(m.drainMs / 1000, 1),
       stored,
       `${m.cpu.server}(${m.cpu.serverMain})/${m.cpu.loadGenerator}/${m.cpu.other}`,
+      instrumentBound(m) || c.reference?.instrumentBound ? 'BOUND' : 'ok',
     ];
   });
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
@@ -128,7 +158,9 @@ export function table(cases: CaseReport[]): string {
     'ev/flush: durable event rows per disk flush (group commit); 2xx/flush: answered requests per flush;',
     'drain s: time for the worker to empty the queue after the run; cpu: % of one core used by the',
     'server process (all threads; with PostgreSQL, its database server too), in brackets its main',
-    'thread alone / this load generator / every other process, during the run.',
+    'thread alone / the load generator (wrk, or this process with autocannon) / every other process.',
+    `instrument: BOUND when the load generator used ≥ ${INSTRUMENT_BOUND_PERCENT} % of its core (or is autocannon) in this`,
+    'run or in a bracketing baseline run: the generator may have set the pace, so the ratio is not trusted.',
   ];
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line), '', ...legend].join('\n');
 }
@@ -137,7 +169,12 @@ export function table(cases: CaseReport[]): string {
 export function runsDetail(cases: CaseReport[]): string {
   return cases
     .map((c) => {
-      const runs = c.runs.map((r) => `${fixed(r.rps)} req/s p99 ${fixed(r.p99)} ms`).join(' | ');
+      const runs = c.runs
+        .map(
+          (r) =>
+            `${fixed(r.rps)} req/s p99 ${fixed(r.p99, 1)} ms gen ${r.generatorCpu}%${instrumentBound(r) ? ' BOUND' : ''}`,
+        )
+        .join(' | ');
       const around =
         c.reference && c.key !== 'baseline'
           ? `  [baseline around: ${c.reference.around.map((r) => fixed(r)).join(', ')} req/s]`
@@ -156,11 +193,15 @@ export function judge(cases: CaseReport[]): Target[] {
     if (!c || c.ratio === null) return;
     // Refusals are answered fast and ingest nothing: a run that had any cannot meet a throughput target.
     const refused = c.median.non2xx + c.median.errors;
+    // A ratio from a run the load generator may have paced (either side) says nothing about the server.
+    const bound = instrumentBound(c.median) || (c.reference?.instrumentBound ?? false);
     targets.push({
       name: `${c.label} throughput`,
       goal: `≥ ${goal.toFixed(2)} × baseline`,
-      actual: `${c.ratio.toFixed(2)} ×${refused > 0 ? ` with ${refused} non-2xx/errors` : ''}`,
-      met: c.ratio >= goal && refused === 0,
+      actual:
+        `${c.ratio.toFixed(2)} ×${refused > 0 ? ` with ${refused} non-2xx/errors` : ''}` +
+        (bound ? ' (instrument-bound: not judged)' : ''),
+      met: c.ratio >= goal && refused === 0 && !bound,
     });
   };
   ratio('asyncOpen', 0.7);
@@ -213,14 +254,18 @@ export function durabilityText(cases: CaseReport[]): string {
 }
 
 /** Writes `bench/results/<timestamp>.json` and `latest.json`; returns the timestamped path. */
-export function writeResults(
-  dir: string,
-  data: { settings: BenchSettings; cases: CaseReport[]; targets: Target[] },
-): string {
+export function writeResults(dir: string, data: Record<string, unknown>): string {
   mkdirSync(dir, { recursive: true });
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const json = JSON.stringify(
-    { at: new Date().toISOString(), node: process.version, cpus: cpus().length, ...data },
+    {
+      at: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      generator: WRK ? 'wrk' : 'autocannon',
+      pinning: PINNING,
+      ...data,
+    },
     null,
     2,
   );

@@ -1,6 +1,8 @@
 /**
- * `npm run bench`: the bare Koa baseline, then the gateway, each in a child process, loaded by
- * autocannon from this process at the same settings. Prints a table of medians, checks that every
+ * `npm run bench`: the bare Koa baseline, then the gateway, each in a child process pinned to
+ * core 0, loaded by wrk on core 1 (autocannon in this process when wrk is missing: instrument-bound)
+ * at the same settings; then the sustained case on a gateway with the default queue cap.
+ * `BENCH_GROWTH=1` runs the growth curve instead (see growth.ts). Prints a table of medians, checks that every
  * 2xx became a stored event, judges the issue's targets and writes bench/results/<timestamp>.json
  * and latest.json. A script, not a test: a missed target fails nothing.
  *
@@ -13,14 +15,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isBuildCurrent } from '../scripts/build-freshness.js';
 import { createDatabase, postgresBinDir, startPostgresCluster } from '../test/helpers/postgres-cluster';
-import { baselineRun, CASES, gatewayCase } from './cases';
+import { baselineRun, CASES, gatewayCase, needsOwnGateway, type CaseDef } from './cases';
 import { PROFILE_DIR, ROOT, startBaseline, startGateway, type Child } from './children';
 import { AdminClient, configureGateway, type GatewaySetup } from './gateway-setup';
+import { growthRun, growthText, type GrowthSettings } from './growth';
 import { medianRun } from './load';
 import { summarize, type Profile } from './profile-summary';
+import { sustainedRun, sustainedText, type SustainedReport } from './sustained';
+import { pinRunning } from './wrk';
 import {
   durabilityText,
   header,
+  instrumentBound,
   judge,
   noiseNote,
   runsDetail,
@@ -57,6 +63,18 @@ const cases = selected ? CASES.filter((c) => selected.includes(c.key)) : CASES;
 const POSTGRES_KEY = 'asyncOpenPostgres';
 const postgresCase = (!selected || selected.includes(POSTGRES_KEY)) && postgresBinDir() !== null;
 
+// 0 skips the sustained case; 600 for a long run.
+const sustainedSeconds = positive('BENCH_SUSTAINED_SECONDS', 60);
+const runSustained = sustainedSeconds > 0 && (!selected || selected.includes('sustained'));
+
+const growth = process.env.BENCH_GROWTH === '1';
+const growthSettings: GrowthSettings = {
+  phases: Math.max(1, positive('BENCH_GROWTH_PHASES', 10)),
+  phaseSeconds: Math.max(1, positive('BENCH_GROWTH_SECONDS', 30)),
+  getSeconds: Math.max(1, positive('BENCH_GROWTH_GET_SECONDS', 10)),
+  connections: settings.connections,
+};
+
 const children = new Set<Child>();
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -79,39 +97,60 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
     async: false,
     runs: baseRuns,
     median,
-    reference: { rps: median.rps, p99: median.p99, around: baseRuns.map((r) => r.rps) },
+    reference: {
+      instrumentBound: instrumentBound(median),
+      rps: median.rps,
+      p99: median.p99,
+      around: baseRuns.map((r) => r.rps),
+    },
     ratio: 1,
   };
 
   const reports: CaseReport[] = [];
-  await withGateway({ profile: settings.profile }, async ({ gateway, admin, setup }) => {
-    profiledPid = settings.profile ? gateway.process.pid : undefined;
-    const brackets: RunRecord[] = [];
-    const bracket = async () => {
-      log('baseline (bracketing run)');
-      brackets.push(await baselineRun(baseline.base, baseline.process.pid, settings));
-    };
-    for (const def of cases) {
-      await bracket();
-      reports.push(await gatewayCase(def, admin, { setup, settings, serverPid: gateway.process.pid }));
-    }
-    if (postgresCase) {
-      await bracket();
-      reports.push(await onPostgres());
-    }
-    await bracket();
-    reports.forEach((report, i) => {
-      const around = brackets.slice(i, i + 2);
-      const reference: Reference = {
-        rps: mean(around.map((r) => r.rps)),
-        p99: mean(around.map((r) => r.p99)),
-        around: around.map((r) => r.rps),
-      };
-      report.reference = reference;
-      report.ratio = report.median.rps / reference.rps;
+  const brackets: RunRecord[] = [];
+  const bracket = async () => {
+    log('baseline (bracketing run)');
+    brackets.push(await baselineRun(baseline.base, baseline.process.pid, settings));
+  };
+  const shared = cases.filter((def) => !needsOwnGateway(def));
+  if (shared.length > 0)
+    await withGateway({ profile: settings.profile }, async ({ gateway, admin, setup }) => {
+      profiledPid = settings.profile ? gateway.process.pid : undefined;
+      for (const def of shared) {
+        await bracket();
+        reports.push(
+          await gatewayCase(def, admin, { bases: gateway.bases, setup, settings, serverPid: gateway.process.pid }),
+        );
+      }
     });
+  // Cases with a scheme or settings of their own (see CaseDef), each on its own gateway.
+  for (const def of cases.filter(needsOwnGateway)) {
+    await bracket();
+    reports.push(await onOwnGateway(def));
+  }
+  if (postgresCase) {
+    await bracket();
+    reports.push(await onPostgres());
+  }
+  await bracket();
+  reports.forEach((report, i) => {
+    const around = brackets.slice(i, i + 2);
+    const reference: Reference = {
+      instrumentBound: around.some(instrumentBound),
+      rps: mean(around.map((r) => r.rps)),
+      p99: mean(around.map((r) => r.p99)),
+      around: around.map((r) => r.rps),
+    };
+    report.reference = reference;
+    report.ratio = report.median.rps / reference.rps;
   });
   return [base, ...reports];
+}
+
+async function onOwnGateway(def: CaseDef): Promise<CaseReport> {
+  return withGateway({ profile: false, settings: def.gatewaySettings }, ({ gateway, admin, setup }) =>
+    gatewayCase(def, admin, { bases: gateway.bases, setup, settings, serverPid: gateway.process.pid }),
+  );
 }
 
 /**
@@ -119,8 +158,8 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
  * configured with the bench routes, for `use`; stopped and its folder removed afterwards.
  */
 async function withGateway<T>(
-  options: { profile: boolean; databaseUrl?: string },
-  use: (running: { gateway: Child; admin: AdminClient; setup: GatewaySetup }) => Promise<T>,
+  options: { profile: boolean; databaseUrl?: string; defaultQueueCap?: boolean; settings?: Record<string, unknown> },
+  use: (running: { gateway: Child; admin: AdminClient; setup: GatewaySetup; dataDir: string }) => Promise<T>,
 ): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   const gateway = await startGateway(dataDir, options.profile, options.databaseUrl);
@@ -128,7 +167,11 @@ async function withGateway<T>(
   try {
     const admin = new AdminClient(gateway.base);
     await admin.login();
-    return await use({ gateway, admin, setup: await configureGateway(admin) });
+    const setup = await configureGateway(admin, {
+      raiseQueueCap: !options.defaultQueueCap,
+      settings: options.settings,
+    });
+    return await use({ gateway, admin, setup, dataDir });
   } catch (error) {
     log(`gateway stderr (last lines):\n${gateway.stderrTail()}`);
     throw error;
@@ -145,10 +188,18 @@ async function onPostgres(): Promise<CaseReport> {
   if (!def) throw new Error('the async noauth case is missing');
   log('starting a throwaway PostgreSQL cluster');
   const cluster = await startPostgresCluster();
+  // The database is part of the server under test: on the server's core (its later backends inherit it).
+  if (cluster.pid) pinRunning('server', cluster.pid);
   try {
     const databaseUrl = await createDatabase(cluster.url, 'gateway_bench');
     const report = await withGateway({ profile: false, databaseUrl }, ({ gateway, admin, setup }) =>
-      gatewayCase(def, admin, { setup, settings, serverPid: gateway.process.pid, databasePid: cluster.pid }),
+      gatewayCase(def, admin, {
+        bases: gateway.bases,
+        setup,
+        settings,
+        serverPid: gateway.process.pid,
+        databasePid: cluster.pid,
+      }),
     );
     return { ...report, key: POSTGRES_KEY, label: `${def.label} (PostgreSQL)` };
   } finally {
@@ -156,7 +207,42 @@ async function onPostgres(): Promise<CaseReport> {
   }
 }
 
+/** The sustained case on a fresh gateway with the default maxQueueDepth. */
+function sustained(): Promise<SustainedReport> {
+  log(`sustained case: ${sustainedSeconds} s`);
+  return withGateway({ profile: false, defaultQueueCap: true }, ({ gateway, admin, setup }) =>
+    sustainedRun(
+      admin,
+      {
+        bases: gateway.bases,
+        setup,
+        serverPid: gateway.process.pid,
+        seconds: sustainedSeconds,
+        connections: settings.connections,
+      },
+      log,
+    ),
+  );
+}
+
+async function growthMain(): Promise<void> {
+  process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]), 'growth')}\n\n`);
+  const report = await withGateway({ profile: false }, ({ gateway, admin, setup, dataDir }) =>
+    growthRun(
+      admin,
+      { bases: gateway.bases, setup, serverPid: gateway.process.pid, dataDir, settings: growthSettings },
+      log,
+    ),
+  );
+  process.stdout.write(`${growthText(report)}\n\n`);
+  const file = writeResults(join(ROOT, 'bench/results'), { mode: 'growth', settings, growth: report });
+  process.stdout.write(`Results: ${file}\n`);
+}
+
 async function main(): Promise<void> {
+  // This process (the autocannon fallback, and the admin calls) keeps off the server's core.
+  pinRunning('generator', process.pid);
+  if (growth) return growthMain();
   process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]))}\n\n`);
   const baseline = await startBaseline();
   children.add(baseline);
@@ -167,13 +253,21 @@ async function main(): Promise<void> {
     await baseline.stop();
     children.delete(baseline);
   }
+  const sustainedReport = runSustained ? await sustained() : null;
   const targets = judge(reports);
   process.stdout.write(`${table(reports)}\n\nAll runs:\n${runsDetail(reports)}\n\n`);
   process.stdout.write(
     `Stored events = 2xx answers (queue drained, counted via the admin events API):\n${durabilityText(reports)}\n\n`,
   );
+  if (sustainedReport) process.stdout.write(`${sustainedText(sustainedReport)}\n\n`);
   process.stdout.write(`Targets:\n${targetsText(targets)}\n\n${noiseNote(reports)}\n`);
-  const file = writeResults(join(ROOT, 'bench/results'), { settings, cases: reports, targets });
+  const file = writeResults(join(ROOT, 'bench/results'), {
+    mode: 'cases',
+    settings,
+    cases: reports,
+    targets,
+    sustained: sustainedReport,
+  });
   process.stdout.write(`Results: ${file}\n`);
   if (settings.profile && profiledPid !== undefined) {
     // V8 names the file CPU.<date>.<time>.<pid>.<thread>.<seq>; thread 0 is the main thread.
