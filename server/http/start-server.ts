@@ -1,8 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { AppError } from '../errors';
 import { listenUrls } from '../net';
+import { answerBeforeUnreadBody } from './drain-unread-body';
 import { deferContinue } from './expect-continue';
 
 export interface RunningServer {
@@ -18,8 +19,12 @@ export interface RunningServer {
 /** Listens with the app; `port: 0` picks a free port. EADDRINUSE becomes `port_in_use`. */
 export async function startServer(app: Koa, options: { port: number; host: string }): Promise<RunningServer> {
   const handle = app.callback();
-  const server = createServer((request, response) => void handle(request, response));
-  deferContinue(server, (request, response) => void handle(request, response));
+  const serve = (request: IncomingMessage, response: ServerResponse) => {
+    answerBeforeUnreadBody(request, response);
+    void handle(request, response);
+  };
+  const server = createServer(serve);
+  deferContinue(server, serve);
   // Slow-loris guard; keep-alive stays short so a stop does not wait on idle sockets.
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;
