@@ -6,8 +6,6 @@ export const DRAIN_MAX_MS = 5_000;
 /** …or this many bytes (SPEC §13), then the connection is cut. */
 export const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
 
-type End = ServerResponse['end'];
-
 const hasBody = (request: IncomingMessage): boolean => {
   const length = request.headers['content-length'];
   return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
@@ -27,12 +25,12 @@ export function answerBeforeUnreadBody(
   limits = { maxMs: DRAIN_MAX_MS, maxBytes: DRAIN_MAX_BYTES },
 ): void {
   if (!hasBody(request)) return;
-  const end = response.end;
-  const deferredEnd = function (this: ServerResponse, ...args: unknown[]): ServerResponse {
-    response.end = end;
+  // Bound once: Koa (and a piped stream) call `response.end(...)`, which lands in `deferredEnd`.
+  const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+  const deferredEnd = (...args: unknown[]): ServerResponse => {
+    delete (response as Partial<ServerResponse>).end;
     // Read in full, gone, or never invited (`Expect: 100-continue`): nothing is on its way.
-    if (request.complete || request.destroyed || isAwaitingContinue(request))
-      return (end as (...a: unknown[]) => ServerResponse).apply(response, args);
+    if (request.complete || request.destroyed || isAwaitingContinue(request)) return end(...args);
     const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as () => void) : undefined;
     const [chunk, encoding] = args as [string | Buffer | undefined, BufferEncoding | undefined];
     if (!response.headersSent) response.setHeader('Connection', 'close');
@@ -40,11 +38,11 @@ export function answerBeforeUnreadBody(
     else response.flushHeaders();
     discardBody(request, limits, (whole) => {
       if (!whole) response.once('finish', () => request.socket.destroy());
-      (end as (...a: unknown[]) => ServerResponse).apply(response, callback ? [callback] : []);
+      end(...(callback ? [callback] : []));
     });
     return response;
   };
-  response.end = deferredEnd as End;
+  response.end = deferredEnd as ServerResponse['end'];
 }
 
 /** Reads and drops the rest of `request`; `done(true)` at its end, `done(false)` past a bound. */

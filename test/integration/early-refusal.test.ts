@@ -115,7 +115,7 @@ describe('an early refusal (SPEC §13)', () => {
     const seen: Outcome[] = [];
     const expected: Outcome[] = [];
     for (let attempt = 0; attempt < 20; attempt++) {
-      const [path, status] = refusals[attempt % refusals.length]!;
+      const [path, status] = refusals[attempt % refusals.length];
       seen.push(await post(path, body));
       expected.push({ status });
     }
