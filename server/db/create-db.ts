@@ -6,7 +6,7 @@ import type { Logger } from '../logger';
 import { migrationSource } from './migration-source';
 import { finalizePrepared, withRawConnection, type SqliteConnection } from './sqlite-exec';
 import { markReadOnly } from './sqlite-read-cache';
-import { WRITER_REACH_MS } from './writer-limits';
+import { WRITER_LOCK_WAIT_MS } from './writer-limits';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -40,7 +40,7 @@ const SQLITE_PRAGMAS = [
   'PRAGMA synchronous = FULL',
   'PRAGMA foreign_keys = ON',
   // The write lock held elsewhere (another process, a checkpoint) is waited for this long at most.
-  `PRAGMA busy_timeout = ${WRITER_REACH_MS}`,
+  `PRAGMA busy_timeout = ${WRITER_LOCK_WAIT_MS}`,
 ];
 
 /**

@@ -4,14 +4,14 @@ import { nextTrip, poolHasWaiters, withSqliteConnection, type SqliteConnection }
 import { scriptTransactionOn } from '../db/sqlite-transaction';
 import { isDatabaseUnavailable } from '../db/unavailable';
 import { WriteBatch } from '../db/write-batch';
-import { WRITER_REACH_MS, WriterUnreachableError } from '../db/writer-limits';
+import { WRITER_QUEUE_WAIT_MS, WriterUnreachableError } from '../db/writer-limits';
 import { eventWrites, type EventInsert } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
 
 interface Waiter {
   resolve(value: unknown): void;
   reject(error: unknown): void;
-  /** When the job was queued: it is given up if it waits WRITER_REACH_MS for a flush to take it. */
+  /** When the job was queued: it is given up if it waits WRITER_QUEUE_WAIT_MS for a flush to take it. */
   queuedAt?: number;
 }
 
@@ -71,6 +71,8 @@ export interface WriterState {
   lastErrorAt: number | null;
   /** The last failed commit's error code (SQLITE_FULL, SQLITE_BUSY, ECONNREFUSED, …). */
   lastError: string | null;
+  /** When a job was last given up for waiting too long for a flush (the writer stalls). */
+  lastGivenUpAt: number | null;
   /** When the flush now running started (null when none runs). */
   flushingSince: number | null;
 }
@@ -106,12 +108,18 @@ export class GroupCommit {
   private expiry: NodeJS.Timeout | null = null;
   readonly stats: CommitStats = { flushes: 0, events: 0, jobs: 0 };
   /** What the write path last saw, for `/_health`: read without waiting on the writer. */
-  readonly state: WriterState = { lastCommitAt: null, lastErrorAt: null, lastError: null, flushingSince: null };
+  readonly state: WriterState = {
+    lastCommitAt: null,
+    lastErrorAt: null,
+    lastError: null,
+    lastGivenUpAt: null,
+    flushingSince: null,
+  };
 
   constructor(
     private readonly db: Db,
     private readonly maxBatch = 1000,
-    private readonly reachMs = WRITER_REACH_MS,
+    private readonly reachMs = WRITER_QUEUE_WAIT_MS,
   ) {}
 
   /** Jobs waiting for a flush to take them (not yet sent to the database). */
@@ -190,6 +198,7 @@ export class GroupCommit {
         const now = Date.now();
         while (this.pending.length > 0 && now - (this.pending[0].queuedAt ?? now) >= this.reachMs) {
           const job = this.pending.shift()!;
+          this.state.lastGivenUpAt = now;
           job.reject(new WriterUnreachableError(now - (job.queuedAt ?? now)));
         }
         this.armExpiry();

@@ -1,5 +1,5 @@
 import { statfs } from 'node:fs/promises';
-import { WRITER_REACH_MS } from '../db/writer-limits';
+import { WRITER_QUEUE_WAIT_MS } from '../db/writer-limits';
 import type { GroupCommit } from './group-commit';
 
 /** `/_health` answers within 1 s (SPEC §13): each probe gets at most this long. */
@@ -68,6 +68,7 @@ export async function writeHealth(sources: WriteHealthSources) {
   let oldestWaitMs = 0;
   let flushingMs = 0;
   let waiting = 0;
+  let stalled = false;
   for (const lane of sources.lanes) {
     const { state } = lane;
     lastCommitAt = Math.max(lastCommitAt ?? 0, state.lastCommitAt ?? 0) || null;
@@ -76,12 +77,14 @@ export async function writeHealth(sources: WriteHealthSources) {
     if (state.lastErrorAt !== null && state.lastErrorAt >= (state.lastCommitAt ?? 0)) {
       reasons.push({ code: 'writes_failing', message: `The last write failed (${state.lastError ?? 'error'})` });
     }
+    // Jobs given up since the last commit: the writer has not taken anything since.
+    if (state.lastGivenUpAt !== null && state.lastGivenUpAt >= (state.lastCommitAt ?? 0)) stalled = true;
     const since = lane.oldestWaitingSince;
     if (since !== null) oldestWaitMs = Math.max(oldestWaitMs, now - since);
     if (state.flushingSince !== null) flushingMs = Math.max(flushingMs, now - state.flushingSince);
     waiting += lane.waiting;
   }
-  if (oldestWaitMs >= WRITER_REACH_MS || flushingMs >= WRITER_STALL_MS) {
+  if (stalled || oldestWaitMs >= WRITER_QUEUE_WAIT_MS || flushingMs >= WRITER_STALL_MS) {
     reasons.push({ code: 'writer_stalled', message: 'Writes do not reach the database in time' });
   }
   const depth = sources.queue.depth();

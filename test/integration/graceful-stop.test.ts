@@ -96,6 +96,9 @@ describe('a graceful stop under keep-alive load (SPEC §13)', () => {
     await Promise.all(senders);
 
     const answered = outcomes.filter((outcome) => outcome.kind === 'answered');
+    console.log(
+      `graceful stop: ${answered.length} answered, ${outcomes.length - answered.length} refused before an answer, exit ${exitedAfter} ms after SIGTERM`,
+    );
     expect(exit.code).toBe(0);
     expect(exitedAfter).toBeLessThan(10_000);
     expect(outcomes.filter((outcome) => outcome.kind === 'broken')).toEqual([]);

@@ -58,8 +58,8 @@ describe('a writer stalled by another process holding the write lock (SPEC §13)
     const release = new Promise<void>((resolve) => setTimeout(resolve, heldFor)).then(() => run(holder, 'COMMIT'));
     try {
       // Requests arrive over 3 s while the lock is held: each must be refused within the 2 s
-      // bound plus the 2 s lock wait of the batch it joins (with a wide margin), never after
-      // waiting behind one batch after another.
+      // bound (with a wide margin for a loaded machine), never after waiting behind one batch
+      // after another.
       const answers: Promise<Awaited<ReturnType<typeof post>>>[] = [];
       for (let i = 0; i < 12; i++) {
         answers.push(post());
@@ -68,9 +68,12 @@ describe('a writer stalled by another process holding the write lock (SPEC §13)
       await new Promise((resolve) => setTimeout(resolve, WRITER_REACH_MS));
       const during = await health();
       const seen = await Promise.all(answers);
+      console.log(
+        `stalled writer: slowest 503 ${Math.max(...seen.map((answer) => answer.ms))} ms, health ${during.ms} ms (${during.status})`,
+      );
       for (const answer of seen) {
         expect(answer).toMatchObject({ status: 503, code: 'overloaded', retryAfter: expect.any(String) });
-        expect(answer.ms).toBeLessThan(3 * WRITER_REACH_MS + 1_500);
+        expect(answer.ms).toBeLessThan(2 * WRITER_REACH_MS + 1_000);
       }
       expect(during.status).toBe(503);
       expect(during.ms).toBeLessThan(1_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WRITER_REACH_MS } from '../../server/db/writer-limits';
+import { WRITER_QUEUE_WAIT_MS } from '../../server/db/writer-limits';
 import type { GroupCommit, WriterState } from '../../server/ingest/group-commit';
 import { writeHealth, type WriteHealthSources } from '../../server/ingest/write-health';
 
@@ -11,7 +11,14 @@ const lane = (
   waiting: { count: number; since: number | null } = { count: 0, since: null },
 ) =>
   ({
-    state: { lastCommitAt: null, lastErrorAt: null, lastError: null, flushingSince: null, ...state },
+    state: {
+      lastCommitAt: null,
+      lastErrorAt: null,
+      lastError: null,
+      lastGivenUpAt: null,
+      flushingSince: null,
+      ...state,
+    },
     waiting: waiting.count,
     oldestWaitingSince: waiting.since,
   }) as unknown as GroupCommit;
@@ -47,7 +54,10 @@ describe('write-path health', () => {
   });
 
   it('says the writer stalls when a job waits past the bound, and the queue is full at its limit', async () => {
-    expect(await codes({ lanes: [lane({}, { count: 4, since: NOW - WRITER_REACH_MS - 1 })] })).toEqual([
+    expect(await codes({ lanes: [lane({}, { count: 4, since: NOW - WRITER_QUEUE_WAIT_MS - 1 })] })).toEqual([
+      'writer_stalled',
+    ]);
+    expect(await codes({ lanes: [lane({ lastCommitAt: NOW - 3_000, lastGivenUpAt: NOW - 100 })] })).toEqual([
       'writer_stalled',
     ]);
     expect(await codes({ queue: { depth: () => 100, limit: () => 100 } })).toEqual(['queue_full']);
