@@ -5,6 +5,7 @@ import { AuthDirectory } from './auth/directory';
 import { Lockout } from './auth/lockout';
 import type { GatewayHandlers } from './contract/operations';
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import { createDb, type Db, type DbConfig } from './db';
 import { startPgChangeFeed, type ChangeFeed } from './db/change-feed';
 import { createApp } from './http/app';
@@ -32,6 +33,7 @@ import type { ServiceDeps } from './services/service-deps';
 import { createSessionsService } from './services/sessions.service';
 import { createSettingsService } from './services/settings.service';
 import { createUsersService } from './services/users.service';
+import { writeHealth } from './ingest/write-health';
 import { VERSION } from './version';
 
 export interface GatewayOptions {
@@ -207,26 +209,28 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       now,
     }),
     async health() {
-      try {
-        await db.knex.raw('select 1');
-        return {
-          ok: true,
-          body: {
-            status: 'ok',
-            version: VERSION,
-            database: { kind: db.kind, reachable: true },
-            queueDepth: await eventsRepo.countQueued(db.knex),
-            // Group-commit counters (flushes, event rows, jobs) since start: counts only, no
-            // secrets; `npm run bench` reads them to report durable events per disk flush.
-            commit: commitStats(),
-          },
-        };
-      } catch {
-        return {
-          ok: false,
-          body: { status: 'unavailable', version: VERSION, database: { kind: db.kind, reachable: false } },
-        };
-      }
+      const report = await writeHealth({
+        lanes,
+        queue: { depth: () => depth.current, limit: () => settings.current().maxQueueDepth },
+        dataDir: db.kind === 'sqlite' && options.database.kind === 'sqlite' ? dirname(options.database.filename) : null,
+        probe: () => db.knex.raw('select 1'),
+      });
+      return {
+        ok: report.ok,
+        body: {
+          status: report.ok ? 'ok' : 'degraded',
+          ...(report.ok ? {} : { reasons: report.reasons }),
+          version: VERSION,
+          database: { kind: db.kind, reachable: report.reachable },
+          queueDepth: report.queue.depth,
+          queue: report.queue,
+          writer: report.writer,
+          disk: report.disk,
+          // Group-commit counters (flushes, event rows, jobs) since start: counts only, no
+          // secrets; `npm run bench` reads them to report durable events per disk flush.
+          commit: commitStats(),
+        },
+      };
     },
   });
 

@@ -15,6 +15,14 @@ import { dirname, join } from 'node:path';
 export const LOG_FILE_MAX_BYTES = 10 * 1024 * 1024;
 /** Rotated files kept beside the current one: gateway.log.1 (newest) … gateway.log.3. */
 export const LOG_FILES_KEPT = 3;
+/** After a failed write (a full disk), lines are dropped from the file this long before it is tried again. */
+export const LOG_FILE_RETRY_MS = 5_000;
+
+/** What the file writes through; a test replaces it to inject a failure (a full disk). */
+export interface LogFileSeams {
+  writeSync: (fd: number, line: string) => number;
+  now: () => number;
+}
 
 /**
  * Where the gateway keeps its local log: in the data folder, for SQLite and PostgreSQL alike
@@ -31,15 +39,17 @@ export const gatewayLogFile = (dataDir: string): string => join(dataDir, 'logs',
 export class RotatingLogFile {
   private fd: number | null = null;
   private size = 0;
-  private broken = false;
+  /** When the last write failed (null while writing works): lines wait for LOG_FILE_RETRY_MS. */
+  private failedAt: number | null = null;
 
   constructor(
     readonly path: string,
     private readonly limits = { maxBytes: LOG_FILE_MAX_BYTES, keep: LOG_FILES_KEPT },
+    private readonly seams: LogFileSeams = { writeSync, now: Date.now },
   ) {}
 
   write(line: string): void {
-    if (this.broken) return;
+    if (this.failedAt !== null && this.seams.now() - this.failedAt < LOG_FILE_RETRY_MS) return;
     try {
       const bytes = Buffer.byteLength(line);
       let fd = this.fd ?? this.open();
@@ -49,19 +59,33 @@ export class RotatingLogFile {
         fd = this.reopenIfMoved();
         if (this.size > 0 && this.size + bytes > this.limits.maxBytes) fd = this.rotate();
       }
-      writeSync(fd, line);
+      this.seams.writeSync(fd, line);
       this.size += bytes;
+      if (this.failedAt !== null) {
+        this.failedAt = null;
+        process.stderr.write(`gateway: writing ${this.path} again\n`);
+      }
     } catch (error) {
       // A full disk or a read-only folder must not stop the gateway: stderr still has every line.
-      this.broken = true;
-      this.close();
-      process.stderr.write(`gateway: stopped writing ${this.path}: ${(error as Error).message}\n`);
+      // The file is reopened (and its real size taken) at the next try, once the disk has room.
+      const first = this.failedAt === null;
+      this.failedAt = this.seams.now();
+      this.closeQuietly();
+      if (first) process.stderr.write(`gateway: stopped writing ${this.path}: ${(error as Error).message}\n`);
     }
   }
 
   close(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
+  }
+
+  private closeQuietly(): void {
+    try {
+      this.close();
+    } catch {
+      this.fd = null;
+    }
   }
 
   /** Opened at the first line, so a process that logs nothing (a second desktop instance) leaves no file. */

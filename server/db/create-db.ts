@@ -6,6 +6,7 @@ import type { Logger } from '../logger';
 import { migrationSource } from './migration-source';
 import { finalizePrepared, withRawConnection, type SqliteConnection } from './sqlite-exec';
 import { markReadOnly } from './sqlite-read-cache';
+import { WRITER_LOCK_WAIT_MS } from './writer-limits';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -38,7 +39,8 @@ const SQLITE_PRAGMAS = [
   'PRAGMA journal_mode = WAL',
   'PRAGMA synchronous = FULL',
   'PRAGMA foreign_keys = ON',
-  'PRAGMA busy_timeout = 5000',
+  // The write lock held elsewhere (another process, a checkpoint) is waited for this long at most.
+  `PRAGMA busy_timeout = ${WRITER_LOCK_WAIT_MS}`,
 ];
 
 /**

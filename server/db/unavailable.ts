@@ -17,5 +17,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     return true;
   }
   if (typeof code !== 'string') return false;
-  return NETWORK_CODES.has(code) || PG_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.has(code);
+  return (
+    code === 'WRITER_UNREACHABLE' ||
+    NETWORK_CODES.has(code) ||
+    PG_UNAVAILABLE.test(code) ||
+    SQLITE_UNAVAILABLE.has(code)
+  );
 }

@@ -28,3 +28,8 @@ export function continueIfAwaited(request: IncomingMessage, response: ServerResp
   response.removeHeader('Connection');
   response.writeContinue();
 }
+
+/** The client still waits for `100 Continue`: its body will not come unless invited. */
+export function isAwaitingContinue(request: IncomingMessage): boolean {
+  return awaiting.has(request);
+}

@@ -1,8 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { AppError } from '../errors';
 import { listenUrls } from '../net';
+import { answerBeforeUnreadBody } from './drain-unread-body';
 import { deferContinue } from './expect-continue';
 
 export interface RunningServer {
@@ -18,8 +19,26 @@ export interface RunningServer {
 /** Listens with the app; `port: 0` picks a free port. EADDRINUSE becomes `port_in_use`. */
 export async function startServer(app: Koa, options: { port: number; host: string }): Promise<RunningServer> {
   const handle = app.callback();
-  const server = createServer((request, response) => void handle(request, response));
-  deferContinue(server, (request, response) => void handle(request, response));
+  // Stopping (SPEC §13): every answer says `Connection: close`, and each connection closes once
+  // its in-flight answer is out, so keep-alive clients are not reset mid-request at the deadline.
+  let stopping = false;
+  const inFlight = new Set<ServerResponse>();
+  const closeAfter = (response: ServerResponse) => {
+    if (!response.headersSent) response.setHeader('Connection', 'close');
+    // Headers already out as keep-alive: the socket goes idle after this answer; close it then.
+    response.once('finish', () => server.closeIdleConnections());
+  };
+  const serve = (request: IncomingMessage, response: ServerResponse) => {
+    answerBeforeUnreadBody(request, response);
+    if (stopping) closeAfter(response);
+    else {
+      inFlight.add(response);
+      response.once('close', () => inFlight.delete(response));
+    }
+    void handle(request, response);
+  };
+  const server = createServer(serve);
+  deferContinue(server, serve);
   // Slow-loris guard; keep-alive stays short so a stop does not wait on idle sockets.
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;
@@ -52,6 +71,9 @@ export async function startServer(app: Koa, options: { port: number; host: strin
     urls: listenUrls(options.host, address.port),
     stop: (graceMs = 8_000) =>
       new Promise<void>((resolve) => {
+        stopping = true;
+        for (const response of inFlight) closeAfter(response);
+        inFlight.clear();
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
         force.unref();
         server.close(() => {

@@ -1,3 +1,5 @@
+import { isDatabaseUnavailable } from '../db/unavailable';
+
 /** How a batcher puts a job into the group commit: `GroupCommit.run` or `GroupCommit.store`. */
 export type JobRunner<Tx> = <R>(work: (tx: Tx) => Promise<R>) => Promise<R>;
 
@@ -93,7 +95,13 @@ export class CommitBatcher<I, O, Tx> {
           else entry.reject(outcome ? outcome.error : new Error('batch returned no outcome'));
         });
       },
-      () => {
+      (error: unknown) => {
+        // Storage trouble (the writer not reached in time, a lock held elsewhere, a full disk)
+        // is no item's own fault: done again one by one, each would only wait for it again.
+        if (isDatabaseUnavailable(error)) {
+          for (const entry of taken ?? take()) entry.reject(error);
+          return;
+        }
         // The batch rolled back (or its transaction never ran): each item on its own.
         for (const entry of taken ?? take())
           this.one(entry.item).then(

@@ -2,13 +2,17 @@ import type { Knex } from 'knex';
 import type { Db } from '../db';
 import { nextTrip, poolHasWaiters, withSqliteConnection, type SqliteConnection } from '../db/sqlite-exec';
 import { scriptTransactionOn } from '../db/sqlite-transaction';
+import { isDatabaseUnavailable } from '../db/unavailable';
 import { WriteBatch } from '../db/write-batch';
+import { WRITER_QUEUE_WAIT_MS, WriterUnreachableError } from '../db/writer-limits';
 import { eventWrites, type EventInsert } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
 
 interface Waiter {
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** When the job was queued: it is given up if it waits WRITER_QUEUE_WAIT_MS for a flush to take it. */
+  queuedAt?: number;
 }
 
 type InsertJob = { kind: 'insert'; row: EventInsert; idempotency?: IdempotencyInsert } & Waiter;
@@ -61,6 +65,18 @@ const asWorkJob = (job: StoreJob): WorkJob => ({
   reject: (error) => job.reject(error),
 });
 
+/** The write path's last outcomes, recorded as they happen (for `/_health`). */
+export interface WriterState {
+  lastCommitAt: number | null;
+  lastErrorAt: number | null;
+  /** The last failed commit's error code (SQLITE_FULL, SQLITE_BUSY, ECONNREFUSED, …). */
+  lastError: string | null;
+  /** When a job was last given up for waiting too long for a flush (the writer stalls). */
+  lastGivenUpAt: number | null;
+  /** When the flush now running started (null when none runs). */
+  flushingSince: number | null;
+}
+
 export interface CommitStats {
   /** Transactions committed. */
   flushes: number;
@@ -89,12 +105,32 @@ export class GroupCommit {
   private pending: Job[] = [];
   private flushing: Promise<void> | null = null;
   private scheduled = false;
+  private expiry: NodeJS.Timeout | null = null;
   readonly stats: CommitStats = { flushes: 0, events: 0, jobs: 0 };
+  /** What the write path last saw, for `/_health`: read without waiting on the writer. */
+  readonly state: WriterState = {
+    lastCommitAt: null,
+    lastErrorAt: null,
+    lastError: null,
+    lastGivenUpAt: null,
+    flushingSince: null,
+  };
 
   constructor(
     private readonly db: Db,
     private readonly maxBatch = 1000,
+    private readonly reachMs = WRITER_QUEUE_WAIT_MS,
   ) {}
+
+  /** Jobs waiting for a flush to take them (not yet sent to the database). */
+  get waiting(): number {
+    return this.pending.length;
+  }
+
+  /** When the oldest waiting job was queued (null when none waits). */
+  get oldestWaitingSince(): number | null {
+    return this.pending[0]?.queuedAt ?? null;
+  }
 
   /** Writes an event row (and its idempotency record); resolves once durably committed. */
   insert(row: EventInsert, idempotency?: IdempotencyInsert): Promise<void> {
@@ -135,7 +171,9 @@ export class GroupCommit {
   }
 
   private enqueue(job: Job): void {
+    job.queuedAt = Date.now();
     this.pending.push(job);
+    this.armExpiry();
     if (this.flushing || this.scheduled) return;
     // Yield once so requests parsed in the same turn of the event loop share the transaction.
     this.scheduled = true;
@@ -145,11 +183,38 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * A job that no flush has taken within `reachMs` (the writer is stalled: the database's write
+   * lock held elsewhere, a disk that does not return) is refused at once with
+   * `WriterUnreachableError` (503 with Retry-After) instead of waiting for ever. Nothing of it
+   * was sent, so nothing of it can commit later. Jobs wait in order, so the oldest are in front.
+   */
+  private armExpiry(): void {
+    const oldest = this.pending[0]?.queuedAt;
+    if (this.expiry || oldest === undefined) return;
+    this.expiry = setTimeout(
+      () => {
+        this.expiry = null;
+        const now = Date.now();
+        while (this.pending.length > 0 && now - (this.pending[0].queuedAt ?? now) >= this.reachMs) {
+          const job = this.pending.shift()!;
+          this.state.lastGivenUpAt = now;
+          job.reject(new WriterUnreachableError(now - (job.queuedAt ?? now)));
+        }
+        this.armExpiry();
+      },
+      Math.max(0, oldest + this.reachMs - Date.now()),
+    );
+    this.expiry.unref();
+  }
+
   private startFlush(): void {
     if (this.pending.length === 0) return;
     const batch = this.pending.splice(0, this.maxBatch);
+    this.state.flushingSince = Date.now();
     this.flushing = this.flush(batch).finally(() => {
       this.flushing = null;
+      this.state.flushingSince = null;
       if (this.pending.length > 0) this.startFlush();
     });
   }
@@ -217,6 +282,7 @@ export class GroupCommit {
       });
     } catch (error) {
       // Only when no connection could be had: nothing of `unanswered` was sent.
+      this.failed(error);
       for (const job of unanswered ?? []) job.reject(error);
     }
   }
@@ -245,6 +311,7 @@ export class GroupCommit {
 
   private answerAcknowledgements(inserts: InsertJob[], failed: { error: unknown } | null): void {
     if (failed) {
+      this.failed(failed.error);
       for (const job of inserts) job.reject(failed.error);
       return;
     }
@@ -275,6 +342,7 @@ export class GroupCommit {
         }
       });
     } catch (error) {
+      this.failed(error);
       return { ok: false, answer: () => jobs.forEach((job) => job.reject(error)) };
     }
     return { ok: true, answer: () => this.settle(jobs, outcomes) };
@@ -299,6 +367,7 @@ export class GroupCommit {
       });
     } catch (error) {
       // The transaction did not commit: nobody in it may be told otherwise.
+      this.failed(error);
       for (const job of works) job.reject(error);
       return;
     }
@@ -315,7 +384,16 @@ export class GroupCommit {
     }
   }
 
+  /** Storage trouble (not a job's own refusal) is remembered for `/_health`. */
+  private failed(error: unknown): void {
+    if (!isDatabaseUnavailable(error)) return;
+    this.state.lastErrorAt = Date.now();
+    const code = (error as { code?: unknown }).code;
+    this.state.lastError = typeof code === 'string' ? code : (error as Error).name;
+  }
+
   private committed(events: number, jobs: number): void {
+    this.state.lastCommitAt = Date.now();
     this.stats.flushes += 1;
     this.stats.events += events;
     this.stats.jobs += jobs;

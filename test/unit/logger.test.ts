@@ -1,8 +1,8 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { gatewayLogFile, RotatingLogFile } from '../../server/log-file';
+import { gatewayLogFile, LOG_FILE_MAX_BYTES, LOG_FILE_RETRY_MS, RotatingLogFile } from '../../server/log-file';
 import { createLogger, logLine, REPEAT_WINDOW_MS, REPEATS_PER_WINDOW } from '../../server/logger';
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-log-'));
@@ -128,6 +128,40 @@ describe('RotatingLogFile', () => {
       expect(() => log.write('line\n')).not.toThrow();
       expect(() => log.write('line\n')).not.toThrow();
       expect(stderr).toHaveBeenCalledTimes(1);
+    } finally {
+      stderr.mockRestore();
+    }
+  });
+});
+
+describe('RotatingLogFile after a failed write', () => {
+  it('writes to the file again once the disk takes lines, instead of staying broken until restart', () => {
+    const path = join(dir, 'recovering', 'gateway.log');
+    let now = 1_000_000;
+    let diskFull = false;
+    const writes = {
+      writeSync: (fd: number, line: string): number => {
+        if (diskFull) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+        return writeSync(fd, line);
+      },
+      now: () => now,
+    };
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const log = new RotatingLogFile(path, { maxBytes: LOG_FILE_MAX_BYTES, keep: 1 }, writes);
+      log.write('before\n');
+      diskFull = true;
+      expect(() => log.write('lost 1\n')).not.toThrow();
+      expect(() => log.write('lost 2\n')).not.toThrow();
+      diskFull = false;
+      now += LOG_FILE_RETRY_MS + 1;
+      log.write('after\n');
+      log.write('later\n');
+      log.close();
+      expect(readFileSync(path, 'utf8')).toBe('before\nafter\nlater\n');
+      const notes = stderr.mock.calls.map(([text]) => String(text));
+      expect(notes.filter((text) => text.includes('stopped writing'))).toHaveLength(1);
+      expect(notes.some((text) => text.includes('writing') && text.includes('again'))).toBe(true);
     } finally {
       stderr.mockRestore();
     }

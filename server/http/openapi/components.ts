@@ -161,7 +161,19 @@ const schemas = {
     type: 'object',
     required: ['status', 'version', 'database'],
     properties: {
-      status: { type: 'string', enum: ['ok', 'unavailable'] },
+      status: { type: 'string', enum: ['ok', 'degraded'] },
+      reasons: {
+        type: 'array',
+        description: 'Why writes are not fully taken (503 only).',
+        items: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: {
+            code: { type: 'string', enum: ['writes_failing', 'writer_stalled', 'queue_full', 'database_unreachable'] },
+            message: { type: 'string' },
+          },
+        },
+      },
       version: { type: 'string' },
       database: {
         type: 'object',
@@ -169,6 +181,29 @@ const schemas = {
         properties: { kind: { type: 'string', enum: ['sqlite', 'postgres'] }, reachable: { type: 'boolean' } },
       },
       queueDepth: { type: 'integer' },
+      queue: {
+        type: 'object',
+        properties: {
+          depth: { type: 'integer' },
+          limit: { type: 'integer' },
+          waitingForWriter: { type: 'integer' },
+          oldestWaitMs: { type: 'integer' },
+        },
+      },
+      writer: {
+        type: 'object',
+        properties: {
+          lastCommitAt: { type: ['string', 'null'], format: 'date-time' },
+          lastErrorAt: { type: ['string', 'null'], format: 'date-time' },
+          lastError: { type: ['string', 'null'] },
+          flushingMs: { type: 'integer' },
+        },
+      },
+      disk: {
+        type: 'object',
+        description: 'Free space of the data folder (null with PostgreSQL or when unknown).',
+        properties: { freeBytes: { type: ['integer', 'null'] } },
+      },
       commit: {
         type: 'object',
         description: 'Group-commit counters since start.',

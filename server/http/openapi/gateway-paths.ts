@@ -184,7 +184,10 @@ const health = {
     security: NO_AUTH,
     responses: {
       '200': jsonResponse('Up, database reachable.', ref('schemas', 'Health')),
-      '503': jsonResponse('The database is unreachable.', ref('schemas', 'Health')),
+      '503': jsonResponse(
+        'Degraded: writes fail, the writer stalls, the queue is full or the database is unreachable.',
+        ref('schemas', 'Health'),
+      ),
     },
   },
 };

@@ -1,0 +1,78 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAwaitingContinue } from './expect-continue';
+
+/** After an early refusal, the rest of the body is read and discarded for at most this long… */
+export const DRAIN_MAX_MS = 5_000;
+/** …or this many bytes (SPEC §13), then the connection is cut. */
+export const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+
+const hasBody = (request: IncomingMessage): boolean => {
+  const length = request.headers['content-length'];
+  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
+};
+
+/**
+ * Lets a client read an answer given before its body was read (401, 404, 413, …; SPEC §13). Node's
+ * server destroys the socket when a response ends while the request is still arriving, and the
+ * client, still uploading, meets a reset before it reads the answer. So the answer is written at
+ * once (with its Content-Length, so it is complete on the wire), and the response is only ended
+ * once the body has been read and discarded, within `DRAIN_MAX_MS` / `DRAIN_MAX_BYTES`; past
+ * either bound the socket is cut. The connection always closes after such an answer.
+ */
+export function answerBeforeUnreadBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  limits = { maxMs: DRAIN_MAX_MS, maxBytes: DRAIN_MAX_BYTES },
+): void {
+  if (!hasBody(request)) return;
+  // Bound once: Koa (and a piped stream) call `response.end(...)`, which lands in `deferredEnd`.
+  const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+  const deferredEnd = (...args: unknown[]): ServerResponse => {
+    delete (response as Partial<ServerResponse>).end;
+    // Read in full, gone, or never invited (`Expect: 100-continue`): nothing is on its way.
+    if (request.complete || request.destroyed || isAwaitingContinue(request)) return end(...args);
+    const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as () => void) : undefined;
+    const [chunk, encoding] = args as [string | Buffer | undefined, BufferEncoding | undefined];
+    if (!response.headersSent) response.setHeader('Connection', 'close');
+    if (chunk !== undefined && chunk !== null) response.write(chunk, encoding ?? 'utf8');
+    else response.flushHeaders();
+    discardBody(request, limits, (whole) => {
+      if (!whole) response.once('finish', () => request.socket.destroy());
+      end(...(callback ? [callback] : []));
+    });
+    return response;
+  };
+  response.end = deferredEnd as ServerResponse['end'];
+}
+
+/** Reads and drops the rest of `request`; `done(true)` at its end, `done(false)` past a bound. */
+function discardBody(
+  request: IncomingMessage,
+  limits: { maxMs: number; maxBytes: number },
+  done: (whole: boolean) => void,
+): void {
+  let bytes = 0;
+  let settled = false;
+  const settle = (whole: boolean) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    request.off('data', onData);
+    request.off('end', onEnd);
+    request.off('error', onGone);
+    request.off('close', onGone);
+    done(whole);
+  };
+  const onData = (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > limits.maxBytes) settle(false);
+  };
+  const onEnd = () => settle(true);
+  const onGone = () => settle(false);
+  const timer = setTimeout(() => settle(false), limits.maxMs);
+  request.on('data', onData);
+  request.on('end', onEnd);
+  request.on('error', onGone);
+  request.on('close', onGone);
+  request.resume();
+}
