@@ -98,8 +98,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const deps: ServiceDeps = { db, changes, audit, settings, now };
   const directory = new AuthDirectory(db, changes);
   const verifier = new CredentialVerifier({ db, directory, settings, now }, changes);
-  const lockout = new Lockout(() => settings.current().authFailureLimit, now);
-  const sessions = createSessionsService({ db, settings, verifier, now });
+  const lockout = new Lockout(() => settings.current().authFailureLimit, now, logger);
+  const sessions = createSessionsService({ db, settings, verifier, changes, now });
   const runtime: RuntimeInfo = { listenUrls: [], startedAt: now() };
 
   // Data plane: live routes, group commit, the queue and its worker.

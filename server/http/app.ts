@@ -14,7 +14,7 @@ import { requestId } from './middleware/request-id';
 import { adminRouter } from './routes/admin.routes';
 import { metricsHandler } from './routes/metrics.routes';
 import { openApiHandler } from './routes/openapi.routes';
-import { tokenHandler } from './routes/token.routes';
+import { revokeHandler, tokenHandler } from './routes/token.routes';
 
 export const API_ROOT = '/GWENDPOINTAPI';
 export const ADMIN_API_PREFIX = `${API_ROOT}/_admin/api`;
@@ -62,6 +62,7 @@ export function createApp(deps: AppDeps): Koa {
   // Router middleware expects its own context extensions, which it adds itself at run time.
   const adminApi = compose([adminAuth(deps), admin.routes() as Middleware, admin.allowedMethods() as Middleware]);
   const token = onlyMethod('POST', tokenHandler(deps));
+  const revoke = onlyMethod('POST', revokeHandler(deps));
   const health = onlyMethod('GET', async (ctx) => {
     const report = await deps.health();
     ctx.status = report.ok ? 200 : 503;
@@ -82,6 +83,7 @@ export function createApp(deps: AppDeps): Koa {
     const path = ctx.path;
     if (path === `${API_ROOT}/_health` || path === `${API_ROOT}/_health/`) return void (await health(ctx, next));
     if (path === `${API_ROOT}/token` || path === `${API_ROOT}/token/`) return void (await token(ctx, next));
+    if (path === `${API_ROOT}/token/revoke`) return void (await revoke(ctx, next));
     if (path === `${API_ROOT}/_metrics` || path === `${API_ROOT}/_metrics/`) return void (await metrics(ctx, next));
     if (path === `${API_ROOT}/_openapi.json`) return void (await openApi(ctx, next));
     if (path.startsWith(`${ADMIN_API_PREFIX}/`) || path === ADMIN_API_PREFIX) {

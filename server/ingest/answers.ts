@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FieldError } from '../contract/errors';
+import { capIssues } from '../events/issues';
 
 /** A data-plane answer as stored for idempotent replay: status, body and the headers that matter. */
 export interface Answer {
@@ -13,6 +14,7 @@ export const receiptPath = (base: string, route: string, id: string): string =>
 
 /** 422: the payload is well-formed JSON that the event type refuses; the rejected event is kept. */
 export function rejectedAnswer(eventId: string, errors: FieldError[], requestId: string): Answer {
+  const listed = capIssues(errors);
   return {
     status: 422,
     body: {
@@ -27,7 +29,15 @@ export function rejectedAnswer(eventId: string, errors: FieldError[], requestId:
       instance: `urn:gateway:request:${requestId}`,
       requestId,
       id: eventId,
-      errors,
+      errors: listed.items,
+      ...(listed.total === undefined ? {} : { errorCount: listed.total }),
     },
   };
+}
+
+/** A 200's `warnings`, capped like errors (SPEC §13): `{warnings, warningCount?}`, or nothing. */
+export function warningsOf(warnings: FieldError[]): { warnings?: FieldError[]; warningCount?: number } {
+  if (warnings.length === 0) return {};
+  const listed = capIssues(warnings);
+  return { warnings: listed.items, ...(listed.total === undefined ? {} : { warningCount: listed.total }) };
 }
