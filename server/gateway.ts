@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createDb, type Db, type DbConfig } from './db';
 import { startPgChangeFeed, type ChangeFeed } from './db/change-feed';
 import { createApp } from './http/app';
+import { HostAllowList, namesOfUrls } from './http/middleware/host-allow-list';
 import { createLogger, type Logger } from './logger';
 import { CountingPipeline } from './metrics/counting-pipeline';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -193,6 +194,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     sessions,
     metrics,
     adminAssets: options.adminAssets,
+    allowedHosts: new HostAllowList(() => [...namesOfUrls(runtime.listenUrls), settings.current().host]),
     dataPlane: dataPlane({
       db,
       routes,

@@ -43,6 +43,9 @@ export function parseAuthorization(header: string | undefined): PresentedCredent
   const scheme = space === -1 ? '' : value.slice(0, space).toLowerCase();
   const rest = space === -1 ? '' : value.slice(space + 1).trim();
   if (scheme === 'basic') {
+    // Strict base64 (RFC 7617 → RFC 4648 §4): Node's decoder skips anything it does not know, so
+    // `a!b`, a missing pad or trailing junk would otherwise still name a user.
+    if (!isCanonicalBase64(rest)) return { scheme: 'malformed' };
     const decoded = Buffer.from(rest, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 1) return { scheme: 'malformed' };
@@ -55,6 +58,11 @@ export function parseAuthorization(header: string | undefined): PresentedCredent
 
 /** A token check: no password, so the lockout never stops it (it only counts its failures). */
 export type TokenVerification<P> = { ok: true; principal: P } | { ok: false; code: 'credentials_invalid' | 'token_expired' };
+
+/** Whether `text` is base64 exactly as an encoder writes it (alphabet, padding, no stray bits). */
+function isCanonicalBase64(text: string): boolean {
+  return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text) && Buffer.from(text, 'base64').toString('base64') === text;
+}
 
 export type Verification<P> =
   | TokenVerification<P>
