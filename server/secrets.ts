@@ -36,10 +36,10 @@ export function hashPassword(password: string, cost: number): Promise<string> {
 }
 
 /**
- * Password checks made so far (bcrypt compares run): a seam for tests that must prove the lockout
- * stops verifying, without timing anything.
+ * Password checks made so far (bcrypt compares run) and the cost of the last hash checked against:
+ * a seam for tests that must prove the lockout stops verifying, without timing anything.
  */
-export const passwordChecks = { count: 0 };
+export const passwordChecks = { count: 0, lastCost: 0 };
 
 /**
  * bcrypt compares only the first 72 bytes, so a longer presented password would match a stored one
@@ -48,6 +48,7 @@ export const passwordChecks = { count: 0 };
  */
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {
   passwordChecks.count++;
+  passwordChecks.lastCost = Number(hash.slice(4, 6));
   const matches = await bcryptCompare(password, hash);
   return matches && Buffer.byteLength(password, 'utf8') <= 72;
 }

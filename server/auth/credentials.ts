@@ -73,8 +73,8 @@ export type Verification<P> =
  * Takes the attempt's lockout slot before a password check; the refusal to answer instead, or
  * null when the check may run.
  */
-function refuseUnreserved(attempt: Attempt): Verification<never> | null {
-  const reservation = attempt.reserve();
+async function refuseUnreserved(attempt: Attempt): Promise<Verification<never> | null> {
+  const reservation = await attempt.reserve();
   if (reservation === 'locked') return { ok: false, code: 'too_many_failures', retryAfter: attempt.retryAfter() };
   if (reservation === 'exhausted') return { ok: false, code: 'credentials_invalid' };
   return null;
@@ -124,8 +124,14 @@ export class CredentialVerifier {
     const flightKey = `${cacheKey}:${user?.passwordHash ?? 'unknown'}`;
     let check = this.basicInFlight.get(flightKey);
     if (!check) {
-      const refused = refuseUnreserved(attempt);
+      const refused = await refuseUnreserved(attempt);
       if (refused) return refused;
+      check = this.basicInFlight.get(flightKey);
+    }
+    if (check) {
+      // Started by another request meanwhile: ride on it, without a slot of our own.
+      attempt.done();
+    } else {
       const storedHash = user?.passwordHash;
       check = (async () =>
         verifyPassword(credential.password, storedHash ?? (await this.dummyHash())))().finally(() =>
@@ -148,7 +154,7 @@ export class CredentialVerifier {
   async verifyUserPassword(username: string, password: string, attempt: Attempt): Promise<Verification<DirectoryUser>> {
     const directory = await this.deps.directory.get();
     const user = directory.usersByName.get(nameKey(username));
-    const refused = refuseUnreserved(attempt);
+    const refused = await refuseUnreserved(attempt);
     if (refused) return refused;
     const valid = await verifyPassword(password, user?.passwordHash ?? (await this.dummyHash()));
     if (!user || !valid || !user.active) return { ok: false, code: 'credentials_invalid' };

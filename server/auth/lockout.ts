@@ -32,6 +32,7 @@ export class Lockout {
   private readonly failures = new Map<string, number[]>();
   /** Slots taken by checks in flight, per counter key. */
   private readonly reserved = new Map<string, number>();
+  private readonly waiters: (() => void)[] = [];
 
   constructor(
     private readonly limit: () => number,
@@ -73,19 +74,28 @@ export class Lockout {
     if (!wasLocked && retryAfter > 0) this.logger?.warn('authentication locked out', { ...who, retryAfter });
   }
 
-  /** @internal */
-  reserve(keys: string[], source: AttemptSource): Reservation {
+  /**
+   * @internal Takes a slot for one password check. `busy`: the slots left are all taken by checks
+   * in flight; wait for one to settle (`settled`) and ask again, since each may yet succeed.
+   */
+  reserve(keys: string[], source: AttemptSource): Reservation | 'busy' {
     if (this.waitFor(keys) > 0) return 'locked';
     const now = this.now();
     const limit = this.limit();
-    // At the limit (failures and checks in flight): no more checks. This attempt is the failure
-    // that takes the counter past the limit (401, SPEC §10) without a password being verified.
-    if (keys.some((key) => this.prune(key, now).length + (this.reserved.get(key) ?? 0) >= limit)) {
+    // At the limit: no more checks. This attempt is the failure that takes the counter past the
+    // limit (401, SPEC §10) without a password being verified.
+    if (keys.some((key) => this.prune(key, now).length >= limit)) {
       this.fail(keys, source);
       return 'exhausted';
     }
+    if (keys.some((key) => this.prune(key, now).length + (this.reserved.get(key) ?? 0) >= limit)) return 'busy';
     for (const key of keys) this.reserved.set(key, (this.reserved.get(key) ?? 0) + 1);
     return 'reserved';
+  }
+
+  /** @internal Resolves when some check in flight has given its slot back or failed. */
+  settled(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** @internal */
@@ -95,6 +105,9 @@ export class Lockout {
       if (count > 0) this.reserved.set(key, count);
       else this.reserved.delete(key);
     }
+    // Everyone waiting asks again (rare: only while a counter's last slots are being checked).
+    const waiters = this.waiters.splice(0);
+    for (const wake of waiters) wake();
   }
 
   private push(key: string, now: number): void {
@@ -156,12 +169,19 @@ export class Attempt {
     return this.lockout.waitFor(this.keys);
   }
 
-  reserve(): Reservation {
+  /** Waits while the counters' last slots are held by checks in flight (they may succeed). */
+  async reserve(): Promise<Reservation> {
     if (this.slot || this.failed) return this.failed ? 'exhausted' : 'reserved';
-    const reservation = this.lockout.reserve(this.keys, this.source);
-    if (reservation === 'reserved') this.slot = true;
-    if (reservation === 'exhausted') this.failed = true;
-    return reservation;
+    for (;;) {
+      const reservation = this.lockout.reserve(this.keys, this.source);
+      if (reservation === 'busy') {
+        await this.lockout.settled();
+        continue;
+      }
+      if (reservation === 'reserved') this.slot = true;
+      if (reservation === 'exhausted') this.failed = true;
+      return reservation;
+    }
   }
 
   fail(): void {
