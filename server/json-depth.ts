@@ -38,7 +38,8 @@ export function valueTooDeep(value: unknown, limit = MAX_JSON_DEPTH): boolean {
     const [item, depth] = stack.pop() as [unknown, number];
     if (item === null || typeof item !== 'object') continue;
     if (depth + 1 > limit) return true;
-    for (const child of Object.values(item)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of Object.values(item))
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
   return false;
 }

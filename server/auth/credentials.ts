@@ -57,11 +57,16 @@ export function parseAuthorization(header: string | undefined): PresentedCredent
 }
 
 /** A token check: no password, so the lockout never stops it (it only counts its failures). */
-export type TokenVerification<P> = { ok: true; principal: P } | { ok: false; code: 'credentials_invalid' | 'token_expired' };
+export type TokenVerification<P> =
+  { ok: true; principal: P } | { ok: false; code: 'credentials_invalid' | 'token_expired' };
 
 /** Whether `text` is base64 exactly as an encoder writes it (alphabet, padding, no stray bits). */
 function isCanonicalBase64(text: string): boolean {
-  return text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text) && Buffer.from(text, 'base64').toString('base64') === text;
+  return (
+    text.length % 4 === 0 &&
+    /^[A-Za-z0-9+/]*={0,2}$/.test(text) &&
+    Buffer.from(text, 'base64').toString('base64') === text
+  );
 }
 
 export type Verification<P> =
@@ -133,8 +138,7 @@ export class CredentialVerifier {
       attempt.done();
     } else {
       const storedHash = user?.passwordHash;
-      check = (async () =>
-        verifyPassword(credential.password, storedHash ?? (await this.dummyHash())))().finally(() =>
+      check = (async () => verifyPassword(credential.password, storedHash ?? (await this.dummyHash())))().finally(() =>
         this.basicInFlight.delete(flightKey),
       );
       this.basicInFlight.set(flightKey, check);

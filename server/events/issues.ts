@@ -15,7 +15,9 @@ export interface CappedIssues {
  * than a small multiple of itself (1 MB of `{}{}…` once made 500,000 errors, 146 MB answered).
  */
 export function capIssues(list: FieldError[]): CappedIssues {
-  return list.length > MAX_LISTED_ISSUES ? { items: list.slice(0, MAX_LISTED_ISSUES), total: list.length } : { items: list };
+  return list.length > MAX_LISTED_ISSUES
+    ? { items: list.slice(0, MAX_LISTED_ISSUES), total: list.length }
+    : { items: list };
 }
 
 /**

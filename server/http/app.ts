@@ -101,7 +101,10 @@ export function createApp(deps: AppDeps): Koa {
     const isAdmin = path === `${API_ROOT}/_admin` || path.startsWith(`${API_ROOT}/_admin/`);
     if (isAdmin) {
       if (deps.allowedHosts && !deps.allowedHosts.allows(ctx.get('Host') || undefined)) {
-        throw new AppError('host_not_allowed', 'This host name is not allowed for the admin (see GATEWAY_ALLOWED_HOSTS)');
+        throw new AppError(
+          'host_not_allowed',
+          'This host name is not allowed for the admin (see GATEWAY_ALLOWED_HOSTS)',
+        );
       }
       assertDecodablePath(path);
     }

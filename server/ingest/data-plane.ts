@@ -67,9 +67,9 @@ function send(ctx: Context, answer: Answer): void {
  * else is a bug that retrying cannot fix, answered 500 `internal_error` (SPEC §13: 503 means
  * "try again later" only). Invalid payloads never get here: they are 422s.
  */
-function unavailable(error: unknown, logger: Logger): unknown {
+function unavailable(error: unknown, logger: Logger): Error {
   if (error instanceof AppError) return error;
-  if (!isStorageError(error)) return error;
+  if (!isStorageError(error)) return error instanceof Error ? error : new Error(String(error));
   logger.error('storage write failed', { error });
   return new AppError('overloaded', 'The gateway cannot store data right now; retry shortly', {
     headers: { 'Retry-After': '5' },
@@ -142,7 +142,10 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
   // Before parsing and before anything is stored (SPEC §13): a deeper document could be stored,
   // but never validated or answered again.
   if (jsonTooDeep(text)) {
-    throw new AppError('invalid_json', `The body is not valid JSON here: it nests deeper than ${MAX_JSON_DEPTH} levels`);
+    throw new AppError(
+      'invalid_json',
+      `The body is not valid JSON here: it nests deeper than ${MAX_JSON_DEPTH} levels`,
+    );
   }
   const parsed = processor.parseBody(text);
   if (!parsed.ok) throw new AppError('invalid_json', `The body is not valid JSON: ${parsed.message}`);

@@ -4,7 +4,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { PROCESSORS } from '../../server/events/registry';
 import { newEventId } from '../../server/ids';
 import { passwordChecks } from '../../server/secrets';
-import { ADMIN_PASSWORD, basic, json, settledReceipt, startTestGateway, type TestGateway } from '../helpers/test-gateway';
+import {
+  ADMIN_PASSWORD,
+  basic,
+  json,
+  settledReceipt,
+  startTestGateway,
+  type TestGateway,
+} from '../helpers/test-gateway';
 
 /**
  * Issue 21 (hostile input) and 24 (OAuth2 forms) on a live gateway. The clock is the gateway's
@@ -296,12 +303,12 @@ describe('smaller hardening (issue 21.10)', () => {
     expect((await raw('/GWENDPOINTAPI/_admin/api/status', { ...auth, host: 'rebind.attacker.example' })).status).toBe(
       403,
     );
-    expect((await raw('/GWENDPOINTAPI/_admin/api/status', { ...auth, host: `localhost:${gw.server.port}` })).status).toBe(
-      200,
-    );
-    expect((await raw('/GWENDPOINTAPI/_admin/api/status', { ...auth, host: `127.0.0.1:${gw.server.port}` })).status).toBe(
-      200,
-    );
+    expect(
+      (await raw('/GWENDPOINTAPI/_admin/api/status', { ...auth, host: `localhost:${gw.server.port}` })).status,
+    ).toBe(200);
+    expect(
+      (await raw('/GWENDPOINTAPI/_admin/api/status', { ...auth, host: `127.0.0.1:${gw.server.port}` })).status,
+    ).toBe(200);
     // Data routes stay reachable by any name (readers are configured with whatever resolves).
     expect((await raw('/GWENDPOINTAPI/_health', { host: 'rebind.attacker.example' })).status).toBe(200);
   });

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { HostAllowList, namesOfUrls } from '../../server/http/middleware/host-allow-list';
 
 describe('HostAllowList (DNS rebinding, issue 21.10)', () => {
-  const list = new HostAllowList(() => namesOfUrls(['http://gw.lan:8080/GWENDPOINTAPI']), 'gateway.example.com, Other.Name');
+  const list = new HostAllowList(
+    () => namesOfUrls(['http://gw.lan:8080/GWENDPOINTAPI']),
+    'gateway.example.com, Other.Name',
+  );
 
   it('allows IP literals, localhost, this machine, listen names and configured names', () => {
     for (const host of [

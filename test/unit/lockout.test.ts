@@ -14,7 +14,10 @@ function recordingLogger() {
 
 describe('Lockout', () => {
   it('keeps separate username counters for dashboard and external users (issue 21.10)', () => {
-    const lockout = new Lockout(() => 3, () => 1_000_000);
+    const lockout = new Lockout(
+      () => 3,
+      () => 1_000_000,
+    );
     // From four addresses, so only the username counter can lock.
     for (let i = 0; i < 4; i++) lockout.recordFailure({ ip: `10.0.0.${i}`, username: 'Shared', space: 'user' });
     expect(lockout.retryAfter({ ip: '10.0.0.9', username: 'shared', space: 'user' })).toBeGreaterThan(0);
@@ -22,7 +25,10 @@ describe('Lockout', () => {
   });
 
   it('reserves a slot per check: parallel checks beyond the limit wait, then answer without a check', async () => {
-    const lockout = new Lockout(() => 2, () => 1_000_000);
+    const lockout = new Lockout(
+      () => 2,
+      () => 1_000_000,
+    );
     const source = { ip: '10.0.0.1', username: 'u', space: 'external' as const };
     const first = lockout.attempt(source);
     const second = lockout.attempt(source);
@@ -41,7 +47,10 @@ describe('Lockout', () => {
   });
 
   it('a success gives its slot back', async () => {
-    const lockout = new Lockout(() => 1, () => 1_000_000);
+    const lockout = new Lockout(
+      () => 1,
+      () => 1_000_000,
+    );
     const source = { ip: '10.0.0.1', space: 'user' as const };
     const first = lockout.attempt(source);
     expect(await first.reserve()).toBe('reserved');
@@ -51,7 +60,11 @@ describe('Lockout', () => {
 
   it('logs every failure and the lockout with who and from where, never a secret (issue 24.5)', () => {
     const { logger, lines } = recordingLogger();
-    const lockout = new Lockout(() => 1, () => 1_000_000, logger);
+    const lockout = new Lockout(
+      () => 1,
+      () => 1_000_000,
+      logger,
+    );
     lockout.recordFailure({ ip: '10.1.2.3', username: 'alice', space: 'user' });
     lockout.recordFailure({ ip: '10.1.2.3', username: 'alice', space: 'user' });
     expect(lines.map((line) => line.message)).toEqual([
