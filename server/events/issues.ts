@@ -14,7 +14,9 @@ export interface CappedIssues {
  * Caps a submission's errors or warnings, so no body can make the gateway answer or store more
  * than a small multiple of itself (1 MB of `{}{}…` once made 500,000 errors, 146 MB answered).
  */
-export function capIssues(list: FieldError[]): CappedIssues {
+export function capIssues(list: FieldError[], counted = 0): CappedIssues {
+  // A validator that stopped listing early (EPCIS) tells its total.
+  if (counted > list.length) return { items: list.slice(0, MAX_LISTED_ISSUES), total: counted };
   return list.length > MAX_LISTED_ISSUES
     ? { items: list.slice(0, MAX_LISTED_ISSUES), total: list.length }
     : { items: list };
@@ -24,8 +26,8 @@ export function capIssues(list: FieldError[]): CappedIssues {
  * The stored form: the plain array when nothing was cut (what every stored row held before the
  * cap), else `{items, total}`.
  */
-export function storedIssues(list: FieldError[]): string {
-  const capped = capIssues(list);
+export function storedIssues(list: FieldError[], counted = 0): string {
+  const capped = capIssues(list, counted);
   return JSON.stringify(capped.total === undefined ? capped.items : capped);
 }
 

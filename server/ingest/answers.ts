@@ -13,8 +13,8 @@ export const receiptPath = (base: string, route: string, id: string): string =>
   `/GWENDPOINTAPI/${base}/${route}/receipts/${id}`;
 
 /** 422: the payload is well-formed JSON that the event type refuses; the rejected event is kept. */
-export function rejectedAnswer(eventId: string, errors: FieldError[], requestId: string): Answer {
-  const listed = capIssues(errors);
+export function rejectedAnswer(eventId: string, errors: FieldError[], requestId: string, counted = 0): Answer {
+  const listed = capIssues(errors, counted);
   return {
     status: 422,
     body: {
@@ -22,9 +22,9 @@ export function rejectedAnswer(eventId: string, errors: FieldError[], requestId:
       title: STATUS_CODES[422],
       status: 422,
       detail:
-        errors.length === 1
+        (listed.total ?? errors.length) === 1
           ? (errors[0]?.message ?? 'The payload is invalid')
-          : `The payload has ${errors.length} problems`,
+          : `The payload has ${listed.total ?? errors.length} problems`,
       code: 'validation_failed',
       instance: `urn:gateway:request:${requestId}`,
       requestId,

@@ -178,13 +178,13 @@ export class Pipeline {
     const { meta, raw, json, epcisLenient } = submission;
     const { context, validation } = this.validate(meta, json, epcisLenient);
     if (!validation.ok) {
-      const answer = rejectedAnswer(meta.id, validation.errors, meta.requestId);
+      const answer = rejectedAnswer(meta.id, validation.errors, meta.requestId, validation.errorCount);
       const row = eventRow(meta, raw, {
         status: 'rejected',
         processed_at: this.now(),
         data: null,
         result: null,
-        errors: storedIssues(validation.errors),
+        errors: storedIssues(validation.errors, validation.errorCount),
         warnings: null,
       });
       await this.acks.insert(row, submission.idempotency?.(answer));
@@ -300,13 +300,14 @@ export class Pipeline {
       const done = storedBy.get(item);
       if (!done) {
         const errors = item.validation.ok ? [] : item.validation.errors;
+        const counted = item.validation.ok ? 0 : item.validation.errorCount;
         outcomesToWrite.push({
           id: item.row.id,
           outcome: {
             status: 'rejected',
             processed_at: processedAt,
             result: null,
-            errors: storedIssues(errors),
+            errors: storedIssues(errors, counted),
             warnings: null,
           },
         });

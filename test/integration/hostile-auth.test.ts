@@ -34,6 +34,7 @@ beforeAll(async () => {
       { name: 'anyasync', eventType: 'AllData', requestType: 'HttpPost', authType: 'noauth', async: true },
       { name: 'anyout', eventType: 'AllData', requestType: 'HttpGet', authType: 'noauth' },
       { name: 'tags', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'noauth' },
+      { name: 'epcisin', eventType: 'EpcisMessage', requestType: 'HttpPost', authType: 'noauth' },
     ],
   });
   await gw.admin('POST', '/users', { username: 'victim', password: 'victim-password', roles: ['reader'] });
@@ -59,6 +60,9 @@ const postBasic = (authorization: string, body = '{}') =>
   });
 const post = (route: string, body: string) =>
   fetch(`${gw.base}/h/${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
+/** A new admin bearer: the cached one may have expired under this file's moving clock. */
+const freshToken = async (): Promise<string> => (await json(await tokenRequest('admin', ADMIN_PASSWORD))).access_token;
 
 /** JSON nested `depth` levels deep (objects inside objects). */
 const nested = (depth: number) => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
@@ -143,6 +147,26 @@ describe('no amplification (issue 21.3)', () => {
   });
 });
 
+describe('no amplification in EPCIS either (issue 21.3)', () => {
+  it('lists the first 100 errors and counts them all', async () => {
+    const document = {
+      '@context': 'https://ref.gs1.org/standards/epcis/2.0.0/epcis-context.jsonld',
+      type: 'EPCISDocument',
+      schemaVersion: '2.0',
+      creationDate: '2024-01-01T00:00:00Z',
+      epcisBody: { eventList: Array.from({ length: 250 }, (_, i) => i) },
+    };
+    const answer = await post('epcisin', JSON.stringify(document));
+    expect(answer.status).toBe(422);
+    const problem = await json(answer);
+    expect(problem.errors).toHaveLength(100);
+    expect(problem.errorCount).toBe(250);
+    const stored = await gw.admin('GET', `/events/${problem.id}`);
+    expect(stored.body.errors).toHaveLength(100);
+    expect(stored.body.errorCount).toBe(250);
+  });
+});
+
 describe('nesting depth and processing errors (issue 21.4)', () => {
   const count = async () => (await gw.admin('GET', '/events?route=anyin&limit=1000')).body.items.length;
 
@@ -158,7 +182,7 @@ describe('nesting depth and processing errors (issue 21.4)', () => {
   });
 
   it('the admin API and /token refuse bodies deeper than 64 levels with 400 invalid_json', async () => {
-    const token = await gw.adminToken();
+    const token = await freshToken();
     const deep = await fetch(`${gw.base}/_admin/api/roles`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -232,7 +256,7 @@ describe('nesting depth and processing errors (issue 21.4)', () => {
     cyclic.self = cyclic;
     vi.spyOn(gw.gateway.handlers, 'getStatus').mockResolvedValue(cyclic as never);
     const answer = await fetch(`${gw.base}/_admin/api/status`, {
-      headers: { authorization: `Bearer ${await gw.adminToken()}` },
+      headers: { authorization: `Bearer ${await freshToken()}` },
     });
     expect(answer.status).toBe(500);
     expect(answer.headers.get('content-type')).toContain('application/problem+json');
@@ -298,7 +322,7 @@ describe('smaller hardening (issue 21.10)', () => {
   });
 
   it('refuses admin requests for a host name not on the allow-list (DNS rebinding)', async () => {
-    const token = await gw.adminToken();
+    const token = await freshToken();
     const auth = { authorization: `Bearer ${token}` };
     expect((await raw('/GWENDPOINTAPI/_admin/api/status', { ...auth, host: 'rebind.attacker.example' })).status).toBe(
       403,
@@ -314,7 +338,7 @@ describe('smaller hardening (issue 21.10)', () => {
   });
 
   it('a malformed percent-escape under /_admin/ is 400, not 500', async () => {
-    const token = await gw.adminToken();
+    const token = await freshToken();
     for (const path of ['/GWENDPOINTAPI/_admin/api/users/%E0%A4%A', '/GWENDPOINTAPI/_admin/%zz']) {
       const answer = await fetch(`http://127.0.0.1:${gw.server.port}${path}`, {
         headers: { authorization: `Bearer ${token}` },
