@@ -270,7 +270,7 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
 
   it('sign out ends the bearer token on the gateway, not only in the page', async () => {
     const { page, gateway } = rig;
-    const token = (await page.evaluate("sessionStorage.getItem('gateway.adminToken')")) as string;
+    const token = await page.evaluate<string>("sessionStorage.getItem('gateway.adminToken')");
     const status = () =>
       fetch(`${gateway.base}/_admin/api/status`, { headers: { authorization: `Bearer ${token}` } }).then(
         (r) => r.status,
