@@ -57,6 +57,8 @@ class BcryptPool {
       if (!slot) return;
       const pending = this.queue.shift() as Pending;
       slot.busy = pending;
+      // A task in flight keeps the process alive until it is answered; an idle worker does not.
+      slot.worker.ref();
       slot.worker.postMessage(pending.task);
     }
   }
@@ -65,12 +67,11 @@ class BcryptPool {
     if (this.slots.length >= POOL_SIZE) return null;
     this.bcryptPath ??= createRequire(import.meta.url).resolve('bcryptjs');
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcryptPath: this.bcryptPath } });
-    // Idle workers must not keep a finished process (a CLI command, a test) alive.
-    worker.unref();
     const slot: Slot = { worker, busy: null };
     worker.on('message', (message: { id: number; result?: string | boolean; error?: string }) => {
       const pending = slot.busy;
       slot.busy = null;
+      slot.worker.unref();
       if (pending && pending.task.id === message.id) {
         if (message.error !== undefined) pending.reject(new Error(message.error));
         else pending.resolve(message.result as string | boolean);
@@ -86,6 +87,9 @@ class BcryptPool {
     };
     worker.on('error', retire);
     worker.on('exit', (code) => retire(new Error(`bcrypt worker exited with code ${code}`)));
+    // Idle workers must not keep a finished process (a CLI command, a test) alive: unref'd while
+    // idle (after the listeners, since adding a 'message' listener refs the worker again).
+    worker.unref();
     this.slots.push(slot);
     return slot;
   }
