@@ -65,7 +65,11 @@ class BcryptPool {
 
   private spawn(): Slot | null {
     if (this.slots.length >= POOL_SIZE) return null;
-    this.bcryptPath ??= createRequire(import.meta.url).resolve('bcryptjs');
+    // In the packaged desktop app bcryptjs is unpacked beside the asar archive (electron-builder
+    // `asarUnpack`): the worker loads that real file, whatever its asar support.
+    this.bcryptPath ??= createRequire(import.meta.url)
+      .resolve('bcryptjs')
+      .replace(/\.asar([\\/])/, '.asar.unpacked$1');
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcryptPath: this.bcryptPath } });
     const slot: Slot = { worker, busy: null };
     worker.on('message', (message: { id: number; result?: string | boolean; error?: string }) => {
