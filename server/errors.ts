@@ -12,6 +12,8 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_json: 400,
+  invalid_path: 400,
+  host_not_allowed: 403,
   request_incomplete: 400,
   invalid_query: 400,
   invalid_idempotency_key: 400,

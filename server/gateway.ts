@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import { createDb, type Db, type DbConfig } from './db';
 import { startPgChangeFeed, type ChangeFeed } from './db/change-feed';
 import { createApp } from './http/app';
+import { HostAllowList, namesOfUrls } from './http/middleware/host-allow-list';
 import { createLogger, type Logger } from './logger';
 import { CountingPipeline } from './metrics/counting-pipeline';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -100,8 +101,8 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const deps: ServiceDeps = { db, changes, audit, settings, now };
   const directory = new AuthDirectory(db, changes);
   const verifier = new CredentialVerifier({ db, directory, settings, now }, changes);
-  const lockout = new Lockout(() => settings.current().authFailureLimit, now);
-  const sessions = createSessionsService({ db, settings, verifier, now });
+  const lockout = new Lockout(() => settings.current().authFailureLimit, now, logger);
+  const sessions = createSessionsService({ db, settings, verifier, changes, now });
   const runtime: RuntimeInfo = { listenUrls: [], startedAt: now() };
 
   // Data plane: live routes, group commit, the queue and its worker.
@@ -195,6 +196,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     sessions,
     metrics,
     adminAssets: options.adminAssets,
+    allowedHosts: new HostAllowList(() => [...namesOfUrls(runtime.listenUrls), settings.current().host]),
     dataPlane: dataPlane({
       db,
       routes,

@@ -1,11 +1,12 @@
 import type { Db } from '../db';
 import { bearerTokensRepo } from '../repositories/bearer-tokens.repo';
 import { nameKey } from '../repositories/db-types';
-import { DUMMY_PASSWORD_HASH, safeEqual, sha256Hex, verifyPassword } from '../secrets';
+import { dummyPasswordHash, safeEqual, sha256Hex, verifyPassword } from '../secrets';
 import type { ConfigChanges } from '../services/changes';
 import type { SettingsService } from '../services/settings.service';
 import { expiryInstant } from '../time';
 import type { AuthDirectory, DirectoryExternalUser, DirectoryUser } from './directory';
+import type { Attempt } from './lockout';
 
 export type Principal =
   | { kind: 'external'; user: DirectoryExternalUser }
@@ -42,6 +43,9 @@ export function parseAuthorization(header: string | undefined): PresentedCredent
   const scheme = space === -1 ? '' : value.slice(0, space).toLowerCase();
   const rest = space === -1 ? '' : value.slice(space + 1).trim();
   if (scheme === 'basic') {
+    // Strict base64 (RFC 7617 → RFC 4648 §4): Node's decoder skips anything it does not know, so
+    // `a!b`, a missing pad or trailing junk would otherwise still name a user.
+    if (!isCanonicalBase64(rest)) return { scheme: 'malformed' };
     const decoded = Buffer.from(rest, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 1) return { scheme: 'malformed' };
@@ -52,7 +56,34 @@ export function parseAuthorization(header: string | undefined): PresentedCredent
   return { scheme: 'malformed' };
 }
 
-export type Verification<P> = { ok: true; principal: P } | { ok: false; code: 'credentials_invalid' | 'token_expired' };
+/** A token check: no password, so the lockout never stops it (it only counts its failures). */
+export type TokenVerification<P> =
+  { ok: true; principal: P } | { ok: false; code: 'credentials_invalid' | 'token_expired' };
+
+/** Whether `text` is base64 exactly as an encoder writes it (alphabet, padding, no stray bits). */
+function isCanonicalBase64(text: string): boolean {
+  return (
+    text.length % 4 === 0 &&
+    /^[A-Za-z0-9+/]*={0,2}$/.test(text) &&
+    Buffer.from(text, 'base64').toString('base64') === text
+  );
+}
+
+export type Verification<P> =
+  | TokenVerification<P>
+  /** The lockout refused to let this password be checked (SPEC §13). */
+  | { ok: false; code: 'too_many_failures'; retryAfter: number };
+
+/**
+ * Takes the attempt's lockout slot before a password check; the refusal to answer instead, or
+ * null when the check may run.
+ */
+async function refuseUnreserved(attempt: Attempt): Promise<Verification<never> | null> {
+  const reservation = await attempt.reserve();
+  if (reservation === 'locked') return { ok: false, code: 'too_many_failures', retryAfter: attempt.retryAfter() };
+  if (reservation === 'exhausted') return { ok: false, code: 'credentials_invalid' };
+  return null;
+}
 
 const BASIC_CACHE_TTL_MS = 60_000;
 const CACHE_LIMIT = 10_000;
@@ -79,11 +110,10 @@ export class CredentialVerifier {
   }
 
   /** Basic credentials of an external user (data routes). */
-  async verifyExternal(credential: {
-    username: string;
-    password: string;
-    header: string;
-  }): Promise<Verification<DirectoryExternalUser>> {
+  async verifyExternal(
+    credential: { username: string; password: string; header: string },
+    attempt: Attempt,
+  ): Promise<Verification<DirectoryExternalUser>> {
     const directory = await this.deps.directory.get();
     const user = directory.externalUsersByName.get(nameKey(credential.username));
     const cacheKey = sha256Hex(credential.header);
@@ -91,15 +121,26 @@ export class CredentialVerifier {
     if (user && cached && cached.expiresAt > this.deps.now() && safeEqual(cached.passwordHash, user.passwordHash)) {
       return { ok: true, principal: user };
     }
-    const storedHash = user?.passwordHash ?? DUMMY_PASSWORD_HASH;
     // Concurrent misses for one header (a reader's parallel connections, at its first request or
     // when the entry expires) share one bcrypt run instead of each paying ~100 ms of CPU: measured,
     // a herd of them stalled every request behind it. Keyed by the stored hash too, so after a
-    // password change nobody rides on a check against the old one.
-    const flightKey = `${cacheKey}:${storedHash}`;
+    // password change nobody rides on a check against the old one. Only the run's starter takes a
+    // lockout slot: the others verify nothing themselves (a failure still counts for each).
+    const flightKey = `${cacheKey}:${user?.passwordHash ?? 'unknown'}`;
     let check = this.basicInFlight.get(flightKey);
     if (!check) {
-      check = verifyPassword(credential.password, storedHash).finally(() => this.basicInFlight.delete(flightKey));
+      const refused = await refuseUnreserved(attempt);
+      if (refused) return refused;
+      check = this.basicInFlight.get(flightKey);
+    }
+    if (check) {
+      // Started by another request meanwhile: ride on it, without a slot of our own.
+      attempt.done();
+    } else {
+      const storedHash = user?.passwordHash;
+      check = (async () => verifyPassword(credential.password, storedHash ?? (await this.dummyHash())))().finally(() =>
+        this.basicInFlight.delete(flightKey),
+      );
       this.basicInFlight.set(flightKey, check);
     }
     const valid = await check;
@@ -114,16 +155,23 @@ export class CredentialVerifier {
   }
 
   /** A dashboard user's password (/token): never cached, logins are rare. Disabled users fail. */
-  async verifyUserPassword(username: string, password: string): Promise<Verification<DirectoryUser>> {
+  async verifyUserPassword(username: string, password: string, attempt: Attempt): Promise<Verification<DirectoryUser>> {
     const directory = await this.deps.directory.get();
     const user = directory.usersByName.get(nameKey(username));
-    const valid = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    const refused = await refuseUnreserved(attempt);
+    if (refused) return refused;
+    const valid = await verifyPassword(password, user?.passwordHash ?? (await this.dummyHash()));
     if (!user || !valid || !user.active) return { ok: false, code: 'credentials_invalid' };
     return { ok: true, principal: user };
   }
 
+  /** What an unknown username is checked against: a hash at the current `bcryptCost`. */
+  private dummyHash(): Promise<string> {
+    return dummyPasswordHash(this.deps.settings.current().bcryptCost);
+  }
+
   /** A `gwbt_` bearer token from /token: alive while unexpired and its user active. */
-  async verifyBearer(token: string): Promise<Verification<DirectoryUser>> {
+  async verifyBearer(token: string): Promise<TokenVerification<DirectoryUser>> {
     const hash = sha256Hex(token);
     let session = this.sessionCache.get(hash);
     if (!session) {
@@ -140,7 +188,7 @@ export class CredentialVerifier {
   }
 
   /** A `gwat_` access token: valid until 00:00 after its expiry date in the current time zone. */
-  async verifyAccessToken(token: string): Promise<Verification<{ id: number; name: string; role: string }>> {
+  async verifyAccessToken(token: string): Promise<TokenVerification<{ id: number; name: string; role: string }>> {
     const entry = (await this.deps.directory.get()).accessTokensByHash.get(sha256Hex(token));
     if (!entry) return { ok: false, code: 'credentials_invalid' };
     if (this.deps.now() >= this.expiryOf(entry.expiryDate, this.deps.settings.current().timeZone)) {

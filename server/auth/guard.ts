@@ -1,16 +1,19 @@
 import { AppError } from '../errors';
-import type { Lockout } from './lockout';
+import type { Attempt } from './lockout';
 
 export type Realm = 'Basic' | 'Bearer';
 
+/** The 429 of the lockout (SPEC §4), with `Retry-After` (at least a second). */
+export function lockedOut(retryAfter: number): AppError {
+  return new AppError('too_many_failures', 'Too many failed authentication attempts; try again later', {
+    headers: { 'Retry-After': String(Math.max(1, retryAfter)) },
+  });
+}
+
 /** 429 when the source IP or the presented username has failed too often (SPEC §4). */
-export function assertNotLockedOut(lockout: Lockout, ip: string, username?: string): void {
-  const retryAfter = lockout.retryAfter(ip, username);
-  if (retryAfter > 0) {
-    throw new AppError('too_many_failures', 'Too many failed authentication attempts; try again later', {
-      headers: { 'Retry-After': String(retryAfter) },
-    });
-  }
+export function assertNotLockedOut(attempt: Attempt): void {
+  const retryAfter = attempt.retryAfter();
+  if (retryAfter > 0) throw lockedOut(retryAfter);
 }
 
 /** The 401s and 403 of the auth matrix, with the challenge header where SPEC asks for one. */

@@ -1,29 +1,113 @@
+import type { Logger } from '../logger';
+
 const WINDOW_MS = 5 * 60 * 1000;
 
 /**
- * Brute-force protection (SPEC §4, §10): failed authentications are counted in sliding 5-minute
- * windows per source IP and per username (case-insensitive). Past `limit`, every request from that
- * IP or for that username is refused with 429 until enough failures have aged out of the window.
- * Counters are per process (see docs/decisions.md for several instances).
+ * Whose names a username counter belongs to: dashboard users (/token, admin API) and external
+ * users (Basic on data routes) are separate namespaces (SPEC §10), so are their counters (§13).
+ */
+export type UsernameSpace = 'user' | 'external';
+
+export interface AttemptSource {
+  ip: string;
+  username?: string;
+  space: UsernameSpace;
+}
+
+/** What a request may do before it verifies a password (see `Attempt.reserve`). */
+export type Reservation = 'reserved' | 'locked' | 'exhausted';
+
+/**
+ * Brute-force protection (SPEC §4, §10, §13): failed authentications are counted in sliding
+ * 5-minute windows per source IP and per username (case-insensitive, one namespace per kind of
+ * user). Past `limit`, every request from that IP or for that username is refused with 429 until
+ * enough failures have aged out of the window.
+ *
+ * Concurrency: a password check takes a slot in both counters *before* it runs (`reserve`) and
+ * gives it back on success, so parallel guesses cannot all pass the check while their bcrypt
+ * runs: at most `limit` failed verifications per window, whatever arrives at once. Counters are
+ * per process (see docs/decisions.md for several instances).
  */
 export class Lockout {
   private readonly failures = new Map<string, number[]>();
+  /** Slots taken by checks in flight, per counter key. */
+  private readonly reserved = new Map<string, number>();
+  private readonly waiters: (() => void)[] = [];
 
   constructor(
     private readonly limit: () => number,
     private readonly now: () => number = Date.now,
+    private readonly logger?: Logger,
   ) {}
 
-  /** Seconds until the caller may try again, or 0 when not locked out. */
-  retryAfter(ip: string, username?: string): number {
-    const now = this.now();
-    return Math.max(this.waitFor(`ip:${ip}`, now), username ? this.waitFor(`user:${username.toLowerCase()}`, now) : 0);
+  /** One authentication attempt; settle it with `fail`/`release` (or `done` in a finally). */
+  attempt(source: AttemptSource): Attempt {
+    return new Attempt(this, source);
   }
 
-  recordFailure(ip: string, username?: string): void {
+  /** Seconds until the caller may try again, or 0 when not locked out. */
+  retryAfter(source: AttemptSource): number {
+    return this.waitFor(keysOf(source));
+  }
+
+  recordFailure(source: AttemptSource): void {
+    this.fail(keysOf(source), source);
+  }
+
+  /** @internal Attempt's side. */
+  waitFor(keys: string[]): number {
     const now = this.now();
-    this.push(`ip:${ip}`, now);
-    if (username) this.push(`user:${username.toLowerCase()}`, now);
+    return Math.max(0, ...keys.map((key) => this.waitForKey(key, now)));
+  }
+
+  /**
+   * @internal Counts a failure, and logs it (SPEC §4: who and from where, never the secret), with
+   * a second line when it locks the address or the username out.
+   */
+  fail(keys: string[], source: AttemptSource): void {
+    const now = this.now();
+    const wasLocked = this.waitFor(keys) > 0;
+    for (const key of keys) this.push(key, now);
+    const who = { sourceIp: source.ip, username: source.username ?? null, userKind: source.space };
+    this.logger?.warn('authentication failed', who);
+    const retryAfter = this.waitFor(keys);
+    if (!wasLocked && retryAfter > 0) this.logger?.warn('authentication locked out', { ...who, retryAfter });
+  }
+
+  /**
+   * @internal Takes a slot for one password check. `busy`: the slots left are all taken by checks
+   * in flight; wait for one to settle (`settled`) and ask again, since each may yet succeed.
+   */
+  reserve(keys: string[], source: AttemptSource): Reservation | 'busy' {
+    if (this.waitFor(keys) > 0) return 'locked';
+    const now = this.now();
+    const limit = this.limit();
+    // At the limit: no more checks. This attempt is the failure that takes the counter past the
+    // limit (401, SPEC §10) without a password being verified.
+    if (keys.some((key) => this.prune(key, now).length >= limit)) {
+      this.fail(keys, source);
+      return 'exhausted';
+    }
+    if (keys.some((key) => this.prune(key, now).length + (this.reserved.get(key) ?? 0) >= limit)) return 'busy';
+    for (const key of keys) this.reserved.set(key, (this.reserved.get(key) ?? 0) + 1);
+    return 'reserved';
+  }
+
+  /** @internal Resolves when some check in flight has given its slot back or failed. */
+  settled(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** @internal */
+  unreserve(keys: string[]): void {
+    for (const key of keys) {
+      const count = (this.reserved.get(key) ?? 0) - 1;
+      if (count > 0) this.reserved.set(key, count);
+      else this.reserved.delete(key);
+    }
+    // Everyone waiting asks again (rare: only while a counter's last slots are being checked).
+    const waiters = this.waiters.splice(0);
+    for (const wake of waiters) wake();
   }
 
   private push(key: string, now: number): void {
@@ -34,7 +118,7 @@ export class Lockout {
     if (this.failures.size > 100_000) this.sweep(now);
   }
 
-  private waitFor(key: string, now: number): number {
+  private waitForKey(key: string, now: number): number {
     const list = this.prune(key, now);
     const limit = this.limit();
     if (list.length <= limit) return 0;
@@ -55,5 +139,61 @@ export class Lockout {
 
   private sweep(now: number): void {
     for (const key of [...this.failures.keys()]) this.prune(key, now);
+  }
+}
+
+function keysOf(source: AttemptSource): string[] {
+  const keys = [`ip:${source.ip}`];
+  if (source.username) keys.push(`${source.space}:${source.username.toLowerCase()}`);
+  return keys;
+}
+
+/**
+ * One request's authentication against the lockout. `reserve` before a password check; `fail`
+ * counts the failure (turning a reserved slot into it); `done` gives back a slot that was not
+ * failed (a success, a 403, an error), and is safe to call more than once.
+ */
+export class Attempt {
+  private slot = false;
+  private failed = false;
+  private readonly keys: string[];
+
+  constructor(
+    private readonly lockout: Lockout,
+    readonly source: AttemptSource,
+  ) {
+    this.keys = keysOf(source);
+  }
+
+  retryAfter(): number {
+    return this.lockout.waitFor(this.keys);
+  }
+
+  /** Waits while the counters' last slots are held by checks in flight (they may succeed). */
+  async reserve(): Promise<Reservation> {
+    if (this.slot || this.failed) return this.failed ? 'exhausted' : 'reserved';
+    for (;;) {
+      const reservation = this.lockout.reserve(this.keys, this.source);
+      if (reservation === 'busy') {
+        await this.lockout.settled();
+        continue;
+      }
+      if (reservation === 'reserved') this.slot = true;
+      if (reservation === 'exhausted') this.failed = true;
+      return reservation;
+    }
+  }
+
+  fail(): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.done();
+    this.lockout.fail(this.keys, this.source);
+  }
+
+  done(): void {
+    if (!this.slot) return;
+    this.slot = false;
+    this.lockout.unreserve(this.keys);
   }
 }

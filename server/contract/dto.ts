@@ -187,6 +187,8 @@ export interface EventRecord {
   payload: unknown;
   result: unknown;
   errors: { path: string; message: string }[] | null;
+  /** The total when `errors` lists only the first 100 (SPEC §13). */
+  errorCount?: number;
 }
 
 export interface EventQuery {

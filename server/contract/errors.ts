@@ -15,6 +15,8 @@ export const ERROR_CODES = [
   'payload_too_large',
   'unsupported_media_type',
   'invalid_json',
+  'invalid_path',
+  'host_not_allowed',
   'request_incomplete',
   'invalid_query',
   'invalid_idempotency_key',

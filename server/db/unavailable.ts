@@ -24,3 +24,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     SQLITE_UNAVAILABLE.has(code)
   );
 }
+
+/**
+ * Whether an error came from storage at all (the database driver's coded errors, or an
+ * unavailable database) rather than from the gateway's own code: the former may pass when tried
+ * again, the latter never will.
+ */
+export function isStorageError(error: unknown): boolean {
+  if (isDatabaseUnavailable(error)) return true;
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && (/^SQLITE_/.test(code) || /^[0-9A-Z]{5}$/.test(code) || NETWORK_CODES.has(code));
+}

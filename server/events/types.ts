@@ -5,7 +5,10 @@ import type { FieldError } from '../contract/errors';
  * (EPCIS) and are returned to the client beside the result; `errors` make the request a 422.
  * Paths are JSON Pointers into the submitted body (`/epcisBody/eventList/0/action`, `` for the root).
  */
-export type Validation<T> = { ok: true; value: T; warnings: FieldError[] } | { ok: false; errors: FieldError[] };
+export type Validation<T> =
+  | { ok: true; value: T; warnings: FieldError[] }
+  /** `errorCount`: the total, when a validator listed only the first errors it found (SPEC §13). */
+  | { ok: false; errors: FieldError[]; errorCount?: number };
 
 /** Parsing raw body text; `ok:false` means malformed JSON (a 400 `invalid_json`, not a 422). */
 export type BodyParse = { ok: true; json: unknown } | { ok: false; message: string };

@@ -8,13 +8,14 @@ import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { SessionsService } from '../services/sessions.service';
 import { adminAuth } from './middleware/admin-auth';
+import type { HostAllowList } from './middleware/host-allow-list';
 import { countResponses } from './middleware/count-responses';
 import { problems } from './middleware/problems';
 import { requestId } from './middleware/request-id';
 import { adminRouter } from './routes/admin.routes';
 import { metricsHandler } from './routes/metrics.routes';
 import { openApiHandler } from './routes/openapi.routes';
-import { tokenHandler } from './routes/token.routes';
+import { revokeHandler, tokenHandler } from './routes/token.routes';
 
 export const API_ROOT = '/GWENDPOINTAPI';
 export const ADMIN_API_PREFIX = `${API_ROOT}/_admin/api`;
@@ -37,6 +38,17 @@ export interface AppDeps {
   dataPlane?: Middleware;
   /** Serves the built renderer under `/GWENDPOINTAPI/_admin/` (web admin). */
   adminAssets?: Middleware;
+  /** Host names the admin API and web admin answer to (DNS rebinding); every name when absent. */
+  allowedHosts?: HostAllowList;
+}
+
+/** A path with a malformed `%` escape cannot name anything: 400 rather than a decoder's 500. */
+function assertDecodablePath(path: string): void {
+  try {
+    decodeURIComponent(path);
+  } catch {
+    throw new AppError('invalid_path', 'The request path holds a malformed percent-escape');
+  }
 }
 
 const notFound = (): AppError => new AppError('route_not_found', 'No active route is configured at this address');
@@ -62,6 +74,7 @@ export function createApp(deps: AppDeps): Koa {
   // Router middleware expects its own context extensions, which it adds itself at run time.
   const adminApi = compose([adminAuth(deps), admin.routes() as Middleware, admin.allowedMethods() as Middleware]);
   const token = onlyMethod('POST', tokenHandler(deps));
+  const revoke = onlyMethod('POST', revokeHandler(deps));
   const health = onlyMethod('GET', async (ctx) => {
     const report = await deps.health();
     ctx.status = report.ok ? 200 : 503;
@@ -82,9 +95,22 @@ export function createApp(deps: AppDeps): Koa {
     const path = ctx.path;
     if (path === `${API_ROOT}/_health` || path === `${API_ROOT}/_health/`) return void (await health(ctx, next));
     if (path === `${API_ROOT}/token` || path === `${API_ROOT}/token/`) return void (await token(ctx, next));
+    if (path === `${API_ROOT}/token/revoke`) return void (await revoke(ctx, next));
     if (path === `${API_ROOT}/_metrics` || path === `${API_ROOT}/_metrics/`) return void (await metrics(ctx, next));
     if (path === `${API_ROOT}/_openapi.json`) return void (await openApi(ctx, next));
+    const isAdmin = path === `${API_ROOT}/_admin` || path.startsWith(`${API_ROOT}/_admin/`);
+    if (isAdmin) {
+      if (deps.allowedHosts && !deps.allowedHosts.allows(ctx.get('Host') || undefined)) {
+        throw new AppError(
+          'host_not_allowed',
+          'This host name is not allowed for the admin (see GATEWAY_ALLOWED_HOSTS)',
+        );
+      }
+      assertDecodablePath(path);
+    }
     if (path.startsWith(`${ADMIN_API_PREFIX}/`) || path === ADMIN_API_PREFIX) {
+      // Configuration and events are for the caller alone: no cache keeps any answer (errors too).
+      ctx.set('Cache-Control', 'no-store');
       await adminApi(ctx, next);
       // The router marks unknown paths 404 and known paths with another method 405 (access
       // tokens, for one, answer PUT/PATCH with 405: they cannot be edited); answer both as problems.
@@ -96,7 +122,7 @@ export function createApp(deps: AppDeps): Koa {
       if (ctx.status === 404 && ctx.body === undefined) throw notFound();
       return;
     }
-    if ((path === `${API_ROOT}/_admin` || path.startsWith(`${API_ROOT}/_admin/`)) && deps.adminAssets) {
+    if (isAdmin && deps.adminAssets) {
       return void (await deps.adminAssets(ctx, next));
     }
     if (path.startsWith(`${API_ROOT}/`) && deps.dataPlane) return void (await deps.dataPlane(ctx, next));

@@ -2,11 +2,11 @@ import { isUtf8 } from 'node:buffer';
 import type { Context, Middleware } from 'koa';
 import { principalName, type CredentialVerifier } from '../auth/credentials';
 import type { Lockout } from '../auth/lockout';
-import type { FieldError } from '../contract/errors';
 import type { Db } from '../db';
-import { isDatabaseUnavailable } from '../db/unavailable';
+import { isDatabaseUnavailable, isStorageError } from '../db/unavailable';
 import { AppError } from '../errors';
 import { SerializedPage, type EventMeta } from '../events/processor';
+import { readStoredIssues } from '../events/issues';
 import { PROCESSORS } from '../events/registry';
 import { EVENT_ID, newEventId } from '../ids';
 import type { Logger } from '../logger';
@@ -14,6 +14,7 @@ import { eventsRepo } from '../repositories/events.repo';
 import type { SettingsService } from '../services/settings.service';
 import { sha256Hex } from '../secrets';
 import { iso } from '../time';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../json-depth';
 import { receiptPath, type Answer } from './answers';
 import { authorizeRoute } from './authorize';
 import type { Idempotency, IdempotencyScope } from './idempotency';
@@ -60,9 +61,15 @@ function send(ctx: Context, answer: Answer): void {
   if (answer.location) ctx.set('Location', answer.location);
 }
 
-/** Storage trouble while writing never shows as a 500: the client is told to come back. */
-function unavailable(error: unknown, logger: Logger): AppError {
+/**
+ * Storage trouble while writing never shows as a 500: the client is told to come back (503).
+ * Only errors from storage (a driver's coded error, an unreachable database) mean that; anything
+ * else is a bug that retrying cannot fix, answered 500 `internal_error` (SPEC §13: 503 means
+ * "try again later" only). Invalid payloads never get here: they are 422s.
+ */
+function unavailable(error: unknown, logger: Logger): Error {
   if (error instanceof AppError) return error;
+  if (!isStorageError(error)) return error instanceof Error ? error : new Error(String(error));
   logger.error('storage write failed', { error });
   return new AppError('overloaded', 'The gateway cannot store data right now; retry shortly', {
     headers: { 'Retry-After': '5' },
@@ -132,6 +139,14 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
   // Stored exactly as received: bytes that are not UTF-8 would come back as U+FFFD, so they are refused.
   if (!isUtf8(raw)) throw new AppError('invalid_json', 'The body is not valid JSON: it is not UTF-8');
   const text = raw.toString('utf8');
+  // Before parsing and before anything is stored (SPEC §13): a deeper document could be stored,
+  // but never validated or answered again.
+  if (jsonTooDeep(text)) {
+    throw new AppError(
+      'invalid_json',
+      `The body is not valid JSON here: it nests deeper than ${MAX_JSON_DEPTH} levels`,
+    );
+  }
   const parsed = processor.parseBody(text);
   if (!parsed.ok) throw new AppError('invalid_json', `The body is not valid JSON: ${parsed.message}`);
   // After authentication and parsing (SPEC §10): a malformed body is a 400 whatever the key.
@@ -202,6 +217,8 @@ async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: s
     throw new AppError('receipt_not_found', 'No submission with this id was received on this route');
   }
   const parse = (text: string | null): unknown => (text === null ? undefined : (JSON.parse(text) as unknown));
+  const errors = readStoredIssues(row.errors);
+  const warnings = readStoredIssues(row.warnings);
   ctx.body = {
     id: row.id,
     eventType: row.event_type,
@@ -209,8 +226,10 @@ async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: s
     receivedAt: iso(row.received_at),
     ...(row.processed_at === null ? {} : { processedAt: iso(row.processed_at) }),
     ...(row.result === null ? {} : { result: parse(row.result) }),
-    ...(row.errors === null ? {} : { errors: parse(row.errors) as FieldError[] }),
-    ...(row.warnings === null ? {} : { warnings: parse(row.warnings) as FieldError[] }),
+    ...(errors === null ? {} : { errors: errors.items }),
+    ...(errors?.total === undefined ? {} : { errorCount: errors.total }),
+    ...(warnings === null ? {} : { warnings: warnings.items }),
+    ...(warnings?.total === undefined ? {} : { warningCount: warnings.total }),
   };
 }
 

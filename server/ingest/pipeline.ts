@@ -8,7 +8,8 @@ import { storeEvents } from '../events/store-events';
 import type { Validation } from '../events/types';
 import { eventWrites, type EventInsert, type EventOutcome, type EventRow } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
-import { rejectedAnswer, type Answer } from './answers';
+import { storedIssues } from '../events/issues';
+import { rejectedAnswer, warningsOf, type Answer } from './answers';
 import { CommitBatcher, type ItemOutcome } from './batcher';
 import type { GroupCommit } from './group-commit';
 import { confirmLeases, setOutcomes } from './outcome-writes';
@@ -75,6 +76,20 @@ interface QueuedItem {
   owner: string;
   context: ProcessContext | null;
   validation: Validation<unknown>;
+}
+
+/**
+ * Validation is pure: if it throws (a payload that trips a recursion limit, a bug on an odd
+ * input), trying again cannot help. The payload is refused like any invalid one (422 sync,
+ * `rejected` async, SPEC §13), never answered 503 or retried.
+ */
+function safeValidate(processor: EventProcessor<unknown>, json: unknown, context: ProcessContext): Validation<unknown> {
+  try {
+    return processor.validate(json, context);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, errors: [{ path: '', message: `The payload could not be processed: ${reason}` }] };
+  }
 }
 
 /** Sync requests wait on the flush anyway: all that arrived during one go in together. */
@@ -154,7 +169,7 @@ export class Pipeline {
       route: { epcisLenient },
       settings,
     };
-    return { context, validation: this.processorFor(meta).validate(json, context) };
+    return { context, validation: safeValidate(this.processorFor(meta), json, context) };
   }
 
   /** Sync POST: answers 200 with the result, or 422 keeping the rejected event. */
@@ -163,13 +178,13 @@ export class Pipeline {
     const { meta, raw, json, epcisLenient } = submission;
     const { context, validation } = this.validate(meta, json, epcisLenient);
     if (!validation.ok) {
-      const answer = rejectedAnswer(meta.id, validation.errors, meta.requestId);
+      const answer = rejectedAnswer(meta.id, validation.errors, meta.requestId, validation.errorCount);
       const row = eventRow(meta, raw, {
         status: 'rejected',
         processed_at: this.now(),
         data: null,
         result: null,
-        errors: toJson(validation.errors),
+        errors: storedIssues(validation.errors, validation.errorCount),
         warnings: null,
       });
       await this.acks.insert(row, submission.idempotency?.(answer));
@@ -190,7 +205,6 @@ export class Pipeline {
     const answers = items.map((item, i): ItemOutcome<Answer> => {
       const { meta, raw } = item.submission;
       const outcome = stored[i];
-      const warnings = item.warnings.length > 0 ? item.warnings : null;
       const answer: Answer = {
         status: 200,
         body: {
@@ -198,7 +212,7 @@ export class Pipeline {
           eventType: meta.eventType,
           status: 'processed',
           result: outcome.result,
-          ...(warnings ? { warnings } : {}),
+          ...warningsOf(item.warnings),
         },
       };
       rows.push(
@@ -208,7 +222,7 @@ export class Pipeline {
           data: outcome.data,
           result: toJson(outcome.result),
           errors: null,
-          warnings: toJson(warnings),
+          warnings: item.warnings.length > 0 ? storedIssues(item.warnings) : null,
         }),
       );
       const key = item.submission.idempotency?.(answer);
@@ -286,13 +300,14 @@ export class Pipeline {
       const done = storedBy.get(item);
       if (!done) {
         const errors = item.validation.ok ? [] : item.validation.errors;
+        const counted = item.validation.ok ? 0 : item.validation.errorCount;
         outcomesToWrite.push({
           id: item.row.id,
           outcome: {
             status: 'rejected',
             processed_at: processedAt,
             result: null,
-            errors: toJson(errors),
+            errors: storedIssues(errors, counted),
             warnings: null,
           },
         });
@@ -307,7 +322,7 @@ export class Pipeline {
           data: outcome.data,
           result: toJson(outcome.result),
           errors: null,
-          warnings: warnings.length > 0 ? toJson(warnings) : null,
+          warnings: warnings.length > 0 ? storedIssues(warnings) : null,
         },
       });
       return { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };

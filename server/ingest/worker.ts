@@ -1,4 +1,5 @@
 import type { Db } from '../db';
+import { isStorageError } from '../db/unavailable';
 import type { Logger } from '../logger';
 import { eventWrites, eventsRepo, type EventRow } from '../repositories/events.repo';
 import { LeaseLost, type Pipeline } from './pipeline';
@@ -115,7 +116,17 @@ export class Worker {
       if (error instanceof LeaseLost) return;
       const attempts = row.attempts + 1;
       const message = error instanceof Error ? error.message : String(error);
-      if (attempts >= MAX_ATTEMPTS) {
+      if (!isStorageError(error)) {
+        // Not storage trouble: the same event would fail the same way every time (SPEC §13).
+        await eventWrites.setOutcome(this.deps.db.knex, row.id, {
+          status: 'rejected',
+          processed_at: this.deps.now(),
+          result: null,
+          errors: JSON.stringify([{ path: '', message: `The payload could not be processed: ${message}` }]),
+          warnings: null,
+        });
+        this.deps.depth.release();
+      } else if (attempts >= MAX_ATTEMPTS) {
         await eventWrites.setOutcome(this.deps.db.knex, row.id, {
           status: 'failed',
           processed_at: this.deps.now(),

@@ -25,6 +25,10 @@ export const bearerTokensRepo = {
     return row ? { userId: num(row.user_id), expiresAt: num(row.expires_at) } : null;
   },
 
+  async deleteByHash(db: Queryable, tokenHash: string): Promise<number> {
+    return db('bearer_tokens').where({ token_hash: tokenHash }).delete();
+  },
+
   /** A user disabled, deleted or given a new password loses every session at once. */
   async deleteForUser(db: Queryable, userId: number): Promise<void> {
     await db('bearer_tokens').where({ user_id: userId }).delete();

@@ -12,9 +12,11 @@ import { EVENT_ID } from '../ids';
 import { eventsRepo, type EventRow } from '../repositories/events.repo';
 import { iso } from '../time';
 import { readListQuery } from './paging';
-import { isEventIdCursor, parseInstant } from '../events/processors/snapshot-support';
+import { readStoredIssues } from '../events/issues';
+import { isEventIdCursor, parseInstant, parseStored } from '../events/processors/snapshot-support';
+import { jsonTooDeep } from '../json-depth';
 
-const parseJson = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));
+const parseJson = (text: string | null): unknown => parseStored(text);
 
 /**
  * The payload as the client sent it (the raw body; a split EPCIS event's own JSON): as JSON when
@@ -23,6 +25,8 @@ const parseJson = (text: string | null): unknown => (text === null ? null : (JSO
  * snapshots show: the inspector is where one sees what a client really posted.
  */
 function payloadOf(row: EventRow): unknown {
+  // Too deep to answer as JSON (stored before SPEC §13's limit): the text, like a body that does not parse.
+  if (jsonTooDeep(row.payload)) return row.payload;
   try {
     return JSON.parse(row.payload) as unknown;
   } catch {
@@ -31,6 +35,7 @@ function payloadOf(row: EventRow): unknown {
 }
 
 export function eventToDto(row: EventRow): EventRecord {
+  const errors = readStoredIssues(row.errors);
   return {
     id: row.id,
     route: row.route_name,
@@ -44,7 +49,8 @@ export function eventToDto(row: EventRow): EventRecord {
     requestId: row.request_id,
     payload: payloadOf(row),
     result: parseJson(row.result),
-    errors: parseJson(row.errors) as EventRecord['errors'],
+    errors: errors?.items ?? null,
+    ...(errors?.total === undefined ? {} : { errorCount: errors.total }),
   };
 }
 

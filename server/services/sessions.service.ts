@@ -2,6 +2,7 @@ import type { Db } from '../db';
 import type { CredentialVerifier } from '../auth/credentials';
 import { bearerTokensRepo } from '../repositories/bearer-tokens.repo';
 import { generateToken, sha256Hex } from '../secrets';
+import type { ConfigChanges } from './changes';
 import type { SettingsService } from './settings.service';
 
 export interface IssuedBearer {
@@ -16,6 +17,7 @@ export function createSessionsService(deps: {
   db: Db;
   settings: SettingsService;
   verifier: CredentialVerifier;
+  changes: ConfigChanges;
   now: () => number;
 }) {
   return {
@@ -32,6 +34,15 @@ export function createSessionsService(deps: {
       });
       deps.verifier.rememberSession(token, user.id, expiresAt);
       return { access_token: token, token_type: 'Bearer', expires_in: ttl, roles: user.roleNames };
+    },
+
+    /**
+     * Sign-out (POST /token/revoke): the token ends here and, through the change feed, on every
+     * instance. Unknown values change nothing, so they cannot be used to flush the caches.
+     */
+    async revoke(token: string): Promise<void> {
+      const removed = await bearerTokensRepo.deleteByHash(deps.db.knex, sha256Hex(token));
+      if (removed > 0) deps.changes.publish('sessions');
     },
 
     /** Housekeeping: expired sessions are useless rows. */

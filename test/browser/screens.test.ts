@@ -267,4 +267,19 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     await page.getByRole('heading', { level: 1, name: 'Endpoints', exact: true }).waitFor();
     expect(rig.problems).toEqual([]);
   });
+
+  it('sign out ends the bearer token on the gateway, not only in the page', async () => {
+    const { page, gateway } = rig;
+    const token = await page.evaluate<string>("sessionStorage.getItem('gateway.adminToken')");
+    const status = () =>
+      fetch(`${gateway.base}/_admin/api/status`, { headers: { authorization: `Bearer ${token}` } }).then(
+        (r) => r.status,
+      );
+    expect(await status()).toBe(200);
+    const revoked = page.waitForResponse((response) => response.url().endsWith('/GWENDPOINTAPI/token/revoke'));
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect((await revoked).status()).toBe(200);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    expect(await status()).toBe(401);
+  });
 });

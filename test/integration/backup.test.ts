@@ -133,7 +133,7 @@ describe('backup export', () => {
 
   it('writes an encrypted file: no passphrase, no plaintext, only hashes inside', async () => {
     const raw = Buffer.from(file.data, 'base64');
-    expect(raw.subarray(0, 5)).toEqual(Buffer.from([0x47, 0x57, 0x42, 0x4b, 0x01])); // "GWBK" 1
+    expect(raw.subarray(0, 5)).toEqual(Buffer.from([0x47, 0x57, 0x42, 0x4b, 0x02])); // "GWBK" 2 (scrypt N = 2^17)
     const plain = await decryptBackup(raw, PASSPHRASE);
     const text = plain.toString('utf8');
     const stored = await readConfiguration(a.gateway.db.knex);

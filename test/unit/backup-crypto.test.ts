@@ -1,3 +1,4 @@
+import { createDecipheriv, scryptSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CONTAINER_VERSION, HEADER_BYTES, decryptBackup, encryptBackup } from '../../server/services/backup/crypto';
 
@@ -14,6 +15,24 @@ describe('backup container', () => {
     expect(file.length).toBe(33 + 16 + PLAIN.length);
     expect(file.includes(Buffer.from('visible-only-inside'))).toBe(false);
     expect(await decryptBackup(file, PASSPHRASE)).toEqual(PLAIN);
+  });
+
+  it('writes container version 2, keyed with scrypt N = 2^17, r = 8, p = 1', async () => {
+    const file = await encryptBackup(PLAIN, PASSPHRASE);
+    expect(file[4]).toBe(2);
+    // Decrypted here by hand with exactly those parameters: the file really is keyed with them.
+    const key = scryptSync(PASSPHRASE, file.subarray(5, 21), 32, { N: 2 ** 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 });
+    const decipher = createDecipheriv('aes-256-gcm', key, file.subarray(21, 33), { authTagLength: 16 });
+    decipher.setAAD(file.subarray(0, 33));
+    decipher.setAuthTag(file.subarray(33, 49));
+    expect(Buffer.concat([decipher.update(file.subarray(49)), decipher.final()])).toEqual(PLAIN);
+  });
+
+  it('still reads version 1 files (scrypt N = 2^15)', async () => {
+    const old = await encryptBackup(PLAIN, PASSPHRASE, 1);
+    expect(old[4]).toBe(1);
+    expect(await decryptBackup(old, PASSPHRASE)).toEqual(PLAIN);
+    await expect(decryptBackup(old, 'wrong passphrase')).rejects.toMatchObject({ code: 'backup_invalid' });
   });
 
   it('uses a fresh salt and IV for every file', async () => {

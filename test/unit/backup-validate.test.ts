@@ -219,6 +219,15 @@ describe('backup contents validation (SPEC §3 on the whole configuration)', () 
     ]);
   });
 
+  it('refuses password hashes with a bcrypt cost above 14 (the bcryptCost range)', () => {
+    const c = config() as unknown as { users: Record<string, unknown>[]; externalUsers: Record<string, unknown>[] };
+    c.users[0].passwordHash = `$2b$14$${'a'.repeat(53)}`;
+    expect(paths(c)).toEqual([]);
+    c.users[0].passwordHash = `$2b$15$${'a'.repeat(53)}`;
+    c.externalUsers[0].passwordHash = `$2b$31$${'a'.repeat(53)}`;
+    expect(paths(c)).toEqual(['/users/0/passwordHash', '/externalUsers/0/passwordHash']);
+  });
+
   it('checks settings with the settings rules and requires every list', () => {
     const c = config() as unknown as Record<string, unknown>;
     c.settings = { bcryptCost: 99, colour: 'blue' };

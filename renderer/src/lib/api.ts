@@ -147,6 +147,30 @@ export function clearToken(): void {
   }
 }
 
+/**
+ * Ends a bearer token on the gateway (POST /token/revoke, RFC 7009), so a copy of it (a shared
+ * computer, a saved request) dies with the sign-out. Never fails: a gateway out of reach leaves
+ * the token to expire, and the screens are signed out all the same.
+ */
+async function revokeToken(token: string): Promise<void> {
+  try {
+    await fetch(`${API_ROOT}/token/revoke`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }).toString(),
+    });
+  } catch {
+    // Out of reach: the token runs out at its expiry instead.
+  }
+}
+
+/** Sign-out: forgets the token here and ends it on the gateway. */
+export async function signOut(): Promise<void> {
+  const token = getToken();
+  clearToken();
+  if (token) await revokeToken(token);
+}
+
 /** Reads a problem+json body (or anything else) into an ApiError. */
 async function errorFrom(response: Response): Promise<ApiError> {
   let body: { code?: unknown; detail?: unknown; errors?: unknown; references?: unknown } = {};
@@ -262,6 +286,8 @@ export async function login(userName: string, password: string): Promise<LoginRe
   if (!response.ok) throw await errorFrom(response);
   const result = (await response.json()) as LoginResult;
   if (!result.roles.includes('admin')) {
+    // Not kept, so not left alive either.
+    await revokeToken(result.access_token);
     throw new ApiError({
       code: 'forbidden',
       message:

@@ -29,8 +29,7 @@ function collectEvents(report: Report, list: unknown, path: string, out: Located
     report.error(path, 'must be an array of EPCIS events');
     return;
   }
-  // Past the error cap, walking on would only cost time: nothing more can be reported.
-  for (let i = 0; i < list.length && !report.full; i++) {
+  for (let i = 0; i < list.length; i++) {
     const event = list[i];
     const itemPath = at(path, i);
     if (!isRecord(event)) {
@@ -189,7 +188,7 @@ export function walkInput(report: Report, json: unknown, allowBareEvents: boolea
     if (json.length === 0) report.error('', 'must hold at least one EPCIS event');
     json.forEach((event, i) => {
       if (!isRecord(event)) report.error(at('', i), 'must be an EPCIS event object');
-      else if (!report.full) {
+      else {
         validateEvent(report, event, at('', i));
         out.events.push(event);
         out.eventPaths.push(at('', i));

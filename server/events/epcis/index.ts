@@ -31,7 +31,7 @@ export interface EpcisOptions {
 
 /**
  * Validates an EPCISDocument, an EPCISQueryDocument or (with `allowBareEvents`) a bare event or an
- * array of events. Reports every error found (up to 100) with its JSON Pointer; in lenient mode
+ * array of events. Reports the errors found (the first 100, and the total) with their JSON Pointers; in lenient mode
  * the corrections come back as warnings and the input itself is left untouched.
  */
 export function validateEpcis(json: unknown, options: EpcisOptions): Validation<EpcisInput> {
@@ -41,7 +41,9 @@ export function validateEpcis(json: unknown, options: EpcisOptions): Validation<
   if (options.lenient) fixCompactOffsets(report, document);
   const located = walkInput(report, document, options.allowBareEvents);
   const errors = report.result();
-  if (errors.length > 0) return fail(errors);
+  if (errors.length > 0) {
+    return report.errorTotal > errors.length ? { ok: false, errors, errorCount: report.errorTotal } : fail(errors);
+  }
   return ok({ ...located, document }, report.warnings);
 }
 

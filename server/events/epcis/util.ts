@@ -4,7 +4,7 @@ import { daysInMonth } from '../../time';
 /** The JSON-LD context of EPCIS 2.0, assumed for a bare event sent without one (SPEC §10). */
 export const EPCIS_CONTEXT = 'https://ref.gs1.org/standards/epcis/2.0.0/epcis-context.jsonld';
 
-/** Errors beyond this many are counted, not listed: a 100k-event document must not answer with 100k errors. */
+/** Errors beyond this many are counted, not listed: a 100k-event document must not answer with 100k errors (SPEC §13). */
 export const MAX_ERRORS = 100;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -23,29 +23,26 @@ export const isNonEmptyArray = (value: unknown): value is unknown[] => Array.isA
 export class Report {
   readonly errors: FieldError[] = [];
   readonly warnings: FieldError[] = [];
-  private overflow = false;
+  /** Every error found, listed or not: the answer's `errorCount` when more than the cap. */
+  errorTotal = 0;
 
   constructor(readonly lenient: boolean) {}
 
   error(path: string, message: string): void {
+    this.errorTotal++;
     if (this.errors.length < MAX_ERRORS) this.errors.push({ path, message });
-    else this.overflow = true;
   }
 
   warn(path: string, message: string): void {
     this.warnings.push({ path, message });
   }
 
-  /** True once the cap is reached; loops over events stop then instead of walking the rest. */
-  get full(): boolean {
-    return this.errors.length >= MAX_ERRORS;
-  }
-
-  /** The errors to answer with, plus a note when the cap stopped the listing (or the walk). */
+  /**
+   * The errors to answer with (the first 100). The walk goes on past the cap, counting only, so
+   * `errorTotal` is the real total: linear in the body, and nothing more is kept.
+   */
   result(): FieldError[] {
-    if (!this.overflow && !this.full) return this.errors;
-    const note = `error limit reached: only the first ${MAX_ERRORS} errors are listed, the input may hold more`;
-    return [...this.errors, { path: '', message: note }];
+    return this.errors;
   }
 }
 

@@ -1,3 +1,4 @@
+import { jsonTooDeep } from '../../json-depth';
 import type { FieldError } from '../../contract/errors';
 import { EVENT_ID } from '../../ids';
 import { eventWrites, type EventRow, type EventSnapshotFilter } from '../../repositories/events.repo';
@@ -62,4 +63,10 @@ export async function eventSnapshotPage<T>(
   return { items: page.map(toItem), nextCursor: rows.length > query.limit && last ? last.id : null };
 }
 
-export const parseStored = (text: string | null): unknown => (text === null ? null : (JSON.parse(text) as unknown));
+/**
+ * Stored JSON text as a value for an answer. Text nested deeper than SPEC §13 allows (stored before
+ * the limit existed) comes back as the text itself: parsed, it could not be serialized again and
+ * would break every page that holds it.
+ */
+export const parseStored = (text: string | null): unknown =>
+  text === null ? null : jsonTooDeep(text) ? text : (JSON.parse(text) as unknown);

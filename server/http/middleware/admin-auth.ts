@@ -14,11 +14,14 @@ export function adminAuth(deps: { verifier: CredentialVerifier; lockout: Lockout
     const ip = ctx.request.ip;
     const credential = parseAuthorization(ctx.get('Authorization') || undefined);
     const username = credential?.scheme === 'basic' ? credential.username : undefined;
-    assertNotLockedOut(deps.lockout, ip, username);
+    // A username here is a dashboard user's (the admin API is theirs): that namespace's counter.
+    const attempt = deps.lockout.attempt({ ip, username, space: 'user' });
+    assertNotLockedOut(attempt);
     if (!credential) throw authRefusal('credentials_missing', 'Bearer');
+    // Only bearer tokens are checked here (no password): nothing to reserve before the lookup.
     const verification = credential.scheme === 'bearer' ? await deps.verifier.verifyBearer(credential.token) : null;
     if (!verification || !verification.ok) {
-      deps.lockout.recordFailure(ip, username);
+      attempt.fail();
       throw authRefusal(verification?.code ?? 'credentials_invalid', 'Bearer');
     }
     if (!verification.principal.roles.has(ADMIN_ROLE)) throw authRefusal('forbidden', null);

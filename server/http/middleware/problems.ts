@@ -42,6 +42,23 @@ function fromHttpError(error: { status?: unknown; type?: unknown; message?: unkn
 }
 
 /**
+ * Serializes an object body here rather than in Koa's response step, where a value that cannot be
+ * written as JSON (a cycle, nesting beyond the stack) would become a plain-text 500: here it
+ * throws into the handler below and becomes problem+json. The Content-Type set with the object
+ * (JSON, problem+json) stays.
+ */
+function serializeBody(ctx: Context): void {
+  const body: unknown = ctx.body;
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || isStream(body)) return;
+  const text = JSON.stringify(body);
+  ctx.body = text;
+}
+
+function isStream(value: object): boolean {
+  return typeof (value as { pipe?: unknown }).pipe === 'function';
+}
+
+/**
  * The outermost handler after the request id: anything thrown below becomes problem+json. Only
  * AppErrors (and known HTTP errors) show their message; everything else is logged and answered
  * as a bare 500 `internal_error`, never with a stack.
@@ -50,6 +67,7 @@ export function problems(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
+      serializeBody(ctx);
     } catch (error) {
       if (error instanceof AppError) return sendProblem(ctx, error);
       const known = fromHttpError(error as object);

@@ -158,20 +158,64 @@ const token = {
     operationId: 'issueToken',
     summary: 'Log a dashboard user in: a bearer token',
     description:
-      'The credentials as JSON `{userName, password}` or as `Authorization: Basic`. Refusals carry `error: "invalid_grant"` and no `WWW-Authenticate`.',
+      'The credentials as JSON `{userName, password}`, as the RFC 6749 §4.3 form (`grant_type=password&username=…&password=…`) or as `Authorization: Basic`. Refusals carry `error` (`invalid_grant` for wrong credentials) with `error_description`, and no `WWW-Authenticate`.',
     tags: ['Authentication'],
     security: [{}, { basicAuth: [] }],
     parameters: [ref('parameters', 'RequestId')],
-    requestBody: { required: false, content: { 'application/json': { schema: ref('schemas', 'TokenRequest') } } },
+    requestBody: {
+      required: false,
+      content: {
+        'application/json': { schema: ref('schemas', 'TokenRequest') },
+        'application/x-www-form-urlencoded': {
+          schema: {
+            type: 'object',
+            required: ['grant_type', 'username', 'password'],
+            properties: {
+              grant_type: { const: 'password' },
+              username: { type: 'string' },
+              password: { type: 'string', format: 'password', writeOnly: true },
+            },
+          },
+        },
+      },
+    },
     responses: {
       '200': jsonResponse('A bearer token.', ref('schemas', 'TokenResponse'), {
         'Cache-Control': { schema: { const: 'no-store' } },
+        Pragma: { schema: { const: 'no-cache' } },
       }),
       '400': problem('BadRequest'),
       '401': problem('Unauthorized'),
       '405': problem('MethodNotAllowed'),
       '413': problem('PayloadTooLarge'),
       '429': problem('TooManyFailures'),
+    },
+  },
+};
+
+const revoke = {
+  post: {
+    operationId: 'revokeToken',
+    summary: 'End a bearer token (sign-out)',
+    description: 'RFC 7009: the token as a form field or JSON `{token}`. 200 whether or not the token was known.',
+    tags: ['Authentication'],
+    security: NO_AUTH,
+    parameters: [ref('parameters', 'RequestId')],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } },
+        },
+        'application/x-www-form-urlencoded': {
+          schema: { type: 'object', required: ['token'], properties: { token: { type: 'string' } } },
+        },
+      },
+    },
+    responses: {
+      '200': jsonResponse('Revoked, or never known.', { type: 'object' }),
+      '400': problem('BadRequest'),
+      '405': problem('MethodNotAllowed'),
     },
   },
 };
@@ -225,6 +269,7 @@ export const gatewayPaths = (): Record<string, Json> => ({
   '/{base}/{route}': dataRoute,
   '/{base}/{route}/receipts/{id}': receipt,
   '/token': token,
+  '/token/revoke': revoke,
   '/_health': health,
   '/_metrics': metrics,
   '/_openapi.json': openApi,

@@ -26,7 +26,11 @@ import type {
 
 /** PostgreSQL `increments` columns are 32-bit. */
 const MAX_ID = 2_147_483_647;
-const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|[12][0-9]|3[01])\$[./A-Za-z0-9]{53}$/;
+/**
+ * Costs 04–14, the `bcryptCost` range (SPEC §10): a hash at cost 31 in a crafted backup would make
+ * every login of that user, and every guess at it, cost the gateway hours of CPU.
+ */
+const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|1[0-4])\$[./A-Za-z0-9]{53}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
 type ListKey = 'roles' | 'endpoints' | 'users' | 'externalUsers' | 'accessTokens';
@@ -192,7 +196,7 @@ export function validateConfig(input: unknown): BackupConfig {
     const user = within(errors, base, () => readUser(record, false));
     const more = extras(errors, base, record, (r) => ({
       id: readIdField(r),
-      passwordHash: readHash(r, 'passwordHash', BCRYPT_HASH, 'a bcrypt hash'),
+      passwordHash: readHash(r, 'passwordHash', BCRYPT_HASH, 'a bcrypt hash of cost 4 to 14'),
       createdAt: readInstant(r),
     }));
     if (!user) return;
@@ -219,7 +223,7 @@ export function validateConfig(input: unknown): BackupConfig {
     const user = within(errors, base, () => readExternalUser(record, false));
     const more = extras(errors, base, record, (r) => ({
       id: readIdField(r),
-      passwordHash: readHash(r, 'passwordHash', BCRYPT_HASH, 'a bcrypt hash'),
+      passwordHash: readHash(r, 'passwordHash', BCRYPT_HASH, 'a bcrypt hash of cost 4 to 14'),
       createdAt: readInstant(r),
     }));
     if (!user) return;
