@@ -10,7 +10,7 @@ import { databaseConfig, startGateway, type StartedGateway } from './start-gatew
 import { staticAdmin } from './http/static-admin';
 
 const USAGE = `Usage:
-  gateway serve [--port N] [--host H] [--data-dir D] [--database-url URL]
+  gateway serve [--port N] [--https-port N] [--host H] [--data-dir D] [--database-url URL]
   gateway user add --username NAME --password-file FILE [--role ROLE ...] [--display-name TEXT]
   gateway backup export --out FILE --passphrase-file FILE
   gateway backup import FILE --passphrase-file FILE [--dry-run]
@@ -51,11 +51,22 @@ function readSecretFile(path: string | undefined, what: string): string {
   return readFileSync(path, 'utf8').replace(/\r?\n$/, '');
 }
 
+function portFlag(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--${name} must be 0–65535`);
+  }
+  return port;
+}
+
 async function serve(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { ...COMMON, port: { type: 'string' }, host: { type: 'string' } } });
-  const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
-    throw new UsageError('--port must be 0–65535');
+  const { values } = parseArgs({
+    args,
+    options: { ...COMMON, port: { type: 'string' }, 'https-port': { type: 'string' }, host: { type: 'string' } },
+  });
+  const port = portFlag(values.port, 'port');
+  const httpsPort = portFlag(values['https-port'], 'https-port');
   const { dataDir, databaseUrl } = storage(values);
   // The same lines go to stderr and the data folder's log file, with SQLite and PostgreSQL alike.
   const logger = createLogger({ file: gatewayLogFile(dataDir) });
@@ -63,17 +74,22 @@ async function serve(args: string[]): Promise<void> {
     dataDir,
     databaseUrl,
     port,
+    httpsPort,
     host: values.host,
     adminPassword: process.env.GATEWAY_ADMIN_PASSWORD,
     adminAssets: staticAdmin(),
     logger,
   });
-  const { server, gateway } = running;
+  const { server, https, gateway } = running;
   // Handlers first: whoever reads the listening line may signal at once, and a signal that
   // arrives before a handler exists kills the process without a graceful stop.
   stopOnSignals(running, logger);
   const shownHost = server.host.includes(':') ? `[${server.host}]` : server.host;
-  process.stdout.write(`Gateway listening on http://${shownHost}:${server.port}/GWENDPOINTAPI\n`);
+  // HTTP first, then HTTPS (SPEC §12); in tlsMode `on` the HTTP port only redirects, so only HTTPS is announced.
+  if (gateway.deps.settings.current().tlsMode !== 'on') {
+    process.stdout.write(`Gateway listening on http://${shownHost}:${server.port}/GWENDPOINTAPI\n`);
+  }
+  if (https) process.stdout.write(`Gateway listening on https://${shownHost}:${https.port}/GWENDPOINTAPI\n`);
   if (gateway.firstAdmin?.generatedPassword) {
     process.stdout.write(
       `First start: created user "${gateway.firstAdmin.username}" with password ${gateway.firstAdmin.generatedPassword} (shown once; change it in Users)\n`,

@@ -1,4 +1,6 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { SecureContextOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { AppError } from '../errors';
@@ -15,10 +17,19 @@ export interface RunningServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Listens with the app; `port: 0` picks a free port. EADDRINUSE becomes `port_in_use`. */
-export async function startServer(app: Koa, options: { port: number; host: string }): Promise<RunningServer> {
+/**
+ * Listens with the app; `port: 0` picks a free port. EADDRINUSE becomes `port_in_use`. With
+ * `tls` it is an HTTPS server (SPEC §12); `server.setSecureContext` swaps its certificate live.
+ */
+export async function startServer(
+  app: Koa,
+  options: { port: number; host: string; tls?: SecureContextOptions },
+): Promise<RunningServer> {
   const handle = app.callback();
-  const server = createServer((request, response) => void handle(request, response));
+  // An https.Server has every http.Server method the rest of this file uses (listen, close, timeouts).
+  const server = options.tls
+    ? (createHttpsServer(options.tls, (request, response) => void handle(request, response)) as unknown as Server)
+    : createServer((request, response) => void handle(request, response));
   deferContinue(server, (request, response) => void handle(request, response));
   // Slow-loris guard; keep-alive stays short so a stop does not wait on idle sockets.
   server.headersTimeout = 30_000;
@@ -49,7 +60,7 @@ export async function startServer(app: Koa, options: { port: number; host: strin
     server,
     host: options.host,
     port: address.port,
-    urls: listenUrls(options.host, address.port),
+    urls: listenUrls(options.host, address.port, options.tls ? 'https' : 'http'),
     stop: (graceMs = 8_000) =>
       new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
