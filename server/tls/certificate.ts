@@ -46,7 +46,7 @@ export function machineNames(): { dns: string[]; ips: string[] } {
 /** A fresh ECDSA P-256 key and a self-signed certificate for this machine. */
 export async function generateSelfSigned(now = new Date()): Promise<TlsMaterial> {
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
   const { dns, ips } = machineNames();
   const serial = Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)));
   serial[0] &= 0x7f; // a positive serial number (RFC 5280 §4.1.2.2)
@@ -98,7 +98,10 @@ export function spkiSha256Base64(certificatePem: string): string {
  * An operator's certificate and key: both PEM, the key matching the certificate, not expired.
  * Every problem becomes 400 `validation_failed`, never a TLS error at the next handshake.
  */
-export function checkInstallable(input: { certificatePem?: unknown; privateKeyPem?: unknown }, now = new Date()): TlsMaterial {
+export function checkInstallable(
+  input: { certificatePem?: unknown; privateKeyPem?: unknown },
+  now = new Date(),
+): TlsMaterial {
   const errors: { path: string; message: string }[] = [];
   let cert: NodeX509 | null = null;
   if (typeof input.certificatePem !== 'string' || input.certificatePem.trim() === '') {
@@ -149,7 +152,8 @@ export function saveMaterial(dataDir: string, material: TlsMaterial): void {
 export function loadMaterial(dataDir: string): TlsMaterial | null {
   const paths = files(dataDir);
   if (!existsSync(paths.cert) || !existsSync(paths.key)) return null;
-  const source = existsSync(paths.source) && readFileSync(paths.source, 'utf8').trim() === 'installed' ? 'installed' : 'generated';
+  const source =
+    existsSync(paths.source) && readFileSync(paths.source, 'utf8').trim() === 'installed' ? 'installed' : 'generated';
   return { certificatePem: readFileSync(paths.cert, 'utf8'), privateKeyPem: readFileSync(paths.key, 'utf8'), source };
 }
 

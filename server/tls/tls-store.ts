@@ -50,7 +50,12 @@ export function createTlsStore(dataDir: string, now: () => number = Date.now): T
     current: () => material,
     info: async () => describe(await store.ensure()),
     install(input) {
-      return Promise.resolve(describe(replace(checkInstallable(input, new Date(now())))));
+      // A refusal is a rejected promise, like every other operation's.
+      try {
+        return Promise.resolve(describe(replace(checkInstallable(input, new Date(now())))));
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
     },
     async regenerate() {
       return describe(replace(await generateSelfSigned(new Date(now()))));

@@ -31,8 +31,8 @@ const lockOut = async (headers: Record<string, string>, intruder: string) => {
 
 const sourceIpOf = async (marker: string): Promise<string> => {
   const events = await gw.admin('GET', '/events?limit=50');
-  const event = (events.body.items as { payload: unknown; sourceIp: string }[]).find(
-    (item) => JSON.stringify(item.payload).includes(marker),
+  const event = (events.body.items as { payload: unknown; sourceIp: string }[]).find((item) =>
+    JSON.stringify(item.payload).includes(marker),
   );
   if (!event) throw new Error(`no event with ${marker}`);
   return event.sourceIp;
@@ -88,7 +88,9 @@ describe('trusted proxies', () => {
   it('from an untrusted peer the headers are ignored: the peer itself is stored and locked out', async () => {
     // Last: it locks out 127.0.0.1, the peer every admin call of this file comes from.
     await gw.gateway.deps.settings.update({ trustedProxies: ['10.0.0.0/8'], adminAccess: 'lan' }, { actor: 'test' });
-    expect((await post(basic('scanner', 'scanner-pass'), { 'x-forwarded-for': '198.51.100.1' }, '{"m":"untrusted"}')).status).toBe(200);
+    expect(
+      (await post(basic('scanner', 'scanner-pass'), { 'x-forwarded-for': '198.51.100.1' }, '{"m":"untrusted"}')).status,
+    ).toBe(200);
     expect(await sourceIpOf('untrusted')).toMatch(/127\.0\.0\.1$/);
     await lockOut({ 'x-forwarded-for': '198.51.100.2' }, 'intruder-2');
     // Another forged address does not escape the lockout: it is the peer that was locked out.

@@ -70,7 +70,7 @@ export function clientAddress(trustedProxies: () => readonly string[]): Middlewa
         : splitList(ctx.get('X-Forwarded-For')).map((address) => ({ address: forwardedAddress(address) }));
       let schemeHop: Hop | undefined;
       for (let index = hops.length - 1; index >= 0; index -= 1) {
-        const hop = hops[index]!;
+        const hop = hops[index];
         const address = plainAddress(hop.address);
         // `unknown`, an obfuscated name or garbage: the chain cannot be followed further.
         if (isIP(address) === 0) break;

@@ -3,7 +3,7 @@ import type { ClientAddressState } from './client-address';
 
 /** `gateway.local:8080`, `[fd00::2]:8080`, `10.0.0.5` → the host part, or null when it is not a host. */
 function hostOf(header: string): string | null {
-  const host = header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0]!;
+  const host = header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0];
   return /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]{1,253})$/.test(host) ? host : null;
 }
 
@@ -15,7 +15,10 @@ function hostOf(header: string): string | null {
 export function redirectToHttps(httpsPort: () => number | null): Middleware {
   return async (ctx, next) => {
     const port = httpsPort();
-    if (port === null || (ctx.state as ClientAddressState).clientScheme === 'https') return next();
+    if (port === null || (ctx.state as ClientAddressState).clientScheme === 'https') {
+      await next();
+      return;
+    }
     const local = ctx.req.socket.localAddress ?? '127.0.0.1';
     const host = hostOf(ctx.get('Host')) ?? (local.includes(':') ? `[${local}]` : local);
     ctx.status = 308;
