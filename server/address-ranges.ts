@@ -21,7 +21,7 @@ export function parseAddressRange(entry: unknown): AddressRange | null {
 /** `::ffff:10.0.0.1` (an IPv4 peer on a dual-stack socket) is the IPv4 address it carries. */
 export function plainAddress(address: string): string {
   const mapped = /^::ffff:([0-9.]+)$/i.exec(address);
-  return mapped ? mapped[1]! : address;
+  return mapped ? mapped[1] : address;
 }
 
 /** A matcher over a list of addresses/CIDRs, built once per settings change. */

@@ -102,7 +102,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(problems(deps.logger));
   if (network) {
     app.use(clientAddress(() => network.settings().trustedProxies));
-    app.use(redirectToHttps(network.httpsRedirectPort));
+    app.use(redirectToHttps(() => network.httpsRedirectPort()));
   }
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');

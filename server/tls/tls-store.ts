@@ -49,13 +49,10 @@ export function createTlsStore(dataDir: string, now: () => number = Date.now): T
     },
     current: () => material,
     info: async () => describe(await store.ensure()),
-    install(input) {
-      // A refusal is a rejected promise, like every other operation's.
-      try {
-        return Promise.resolve(describe(replace(checkInstallable(input, new Date(now())))));
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
+    async install(input) {
+      // Awaited so a refusal is a rejected promise, like every other operation's.
+      const material = await Promise.resolve().then(() => checkInstallable(input, new Date(now())));
+      return describe(replace(material));
     },
     async regenerate() {
       return describe(replace(await generateSelfSigned(new Date(now()))));
