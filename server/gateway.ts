@@ -166,7 +166,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     updateSettings: (input, context) => settings.update(input, context),
     ...tlsHandlers(options.tls),
     listAudit: (input) => audit.listAudit(input),
-    ...createBackupService(deps),
+    ...createBackupService(deps, options.tls),
     async getStatus() {
       return {
         version: VERSION,

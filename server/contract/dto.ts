@@ -266,6 +266,8 @@ export interface Traffic {
 
 export interface BackupExportInput {
   passphrase: string;
+  /** SPEC §12: put the HTTPS private key (and its certificate) inside the encrypted file. */
+  includeTlsKey?: boolean;
 }
 
 export interface BackupFile {

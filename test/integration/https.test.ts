@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../server/logger';
+import { decryptBackup } from '../../server/services/backup';
 import { startGateway, type StartedGateway } from '../../server/start-gateway';
 import { generateSelfSigned, keyFilePath } from '../../server/tls/certificate';
 import { ADMIN_PASSWORD } from '../helpers/test-gateway';
@@ -235,6 +236,33 @@ describe('HTTPS listener (tlsMode both, the default)', () => {
     expect(redirected.headers.get('location')).toBe(`${httpsBase}/_health?probe=1`);
     const post = await fetch(`${httpBase}/token`, { method: 'POST', body: '{}', redirect: 'manual' });
     expect(post.status).toBe(308);
+    expect((await httpsGet(`${httpsBase}/_health`, { ca })).status).toBe(200);
+  });
+
+  it('backups carry the TLS settings, and the private key only when the export asks for it', async () => {
+    const context = { actor: 'test' };
+    const keyPem = readFileSync(keyFilePath(dataDir), 'utf8');
+    const decrypt = async (data: string) =>
+      JSON.parse((await decryptBackup(Buffer.from(data, 'base64'), 'passphrase-1')).toString('utf8'));
+    const plainFile = await gw.gateway.handlers.exportBackup({ passphrase: 'passphrase-1' }, context);
+    const plainDoc = await decrypt(plainFile.data);
+    expect(plainDoc.config.settings).toMatchObject({ tlsMode: 'on' });
+    expect(plainDoc.tls).toBeUndefined();
+    expect(JSON.stringify(plainDoc)).not.toContain('PRIVATE KEY');
+
+    const withKey = await gw.gateway.handlers.exportBackup(
+      { passphrase: 'passphrase-1', includeTlsKey: true },
+      context,
+    );
+    expect(Buffer.from(withKey.data, 'base64').toString('latin1')).not.toContain('PRIVATE KEY'); // encrypted
+    const doc = await decrypt(withKey.data);
+    expect(doc.tls.privateKeyPem).toBe(keyPem);
+    expect(doc.tls.certificatePem).toBe(ca);
+
+    // Importing it brings the key back after a regenerate, served at the next handshake.
+    await gw.gateway.handlers.regenerateTls(undefined, context);
+    await expect(httpsGet(`${httpsBase}/_health`, { ca })).rejects.toThrow();
+    await gw.gateway.handlers.importBackup({ file: withKey.data, passphrase: 'passphrase-1' }, context);
     expect((await httpsGet(`${httpsBase}/_health`, { ca })).status).toBe(200);
   });
 });
