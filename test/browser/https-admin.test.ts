@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ let dataDir: string;
 let gw: StartedGateway;
 let adminUrl: string;
 let spki: string;
+let pem: string;
 const browsers: Browser[] = [];
 
 beforeAll(async () => {
@@ -32,9 +34,8 @@ beforeAll(async () => {
     logger: silentLogger,
   });
   adminUrl = `https://127.0.0.1:${gw.https!.port}/GWENDPOINTAPI/_admin/`;
-  spki = spkiSha256Base64(
-    await (await fetch(`http://127.0.0.1:${gw.server.port}/GWENDPOINTAPI/_tls/certificate.pem`)).text(),
-  );
+  pem = await (await fetch(`http://127.0.0.1:${gw.server.port}/GWENDPOINTAPI/_tls/certificate.pem`)).text();
+  spki = spkiSha256Base64(pem);
 });
 afterAll(async () => {
   await Promise.all(browsers.map((browser) => browser.close()));
@@ -59,6 +60,12 @@ describe('web admin over HTTPS in Chromium', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: /sign in|log in/i }).click();
     await expect.poll(() => page.url(), { timeout: 15_000 }).not.toMatch(/login/);
     expect(page.url().startsWith('https://')).toBe(true);
+    // Trust on first use: the dashboard shows the served certificate's fingerprint and offers it.
+    const fingerprint = new X509Certificate(pem).fingerprint256;
+    await expect.poll(() => page.getByTestId('tls-fingerprint').textContent(), { timeout: 15_000 }).toBe(fingerprint);
+    const href = await page.getByRole('link', { name: 'Download certificate' }).getAttribute('href');
+    const downloaded = await page.evaluate(async (url) => (await fetch(url!)).text(), href);
+    expect(downloaded).toBe(pem);
   });
 
   it('refuses the page when another key is pinned (a wrong certificate)', async () => {
