@@ -72,7 +72,7 @@ function readBackupTls(plain: unknown): BackupTls | null {
   const tls = plain !== null && typeof plain === 'object' ? (plain as { tls?: unknown }).tls : undefined;
   if (tls === undefined) return null;
   try {
-    const checked = checkInstallable(tls !== null && typeof tls === 'object' ? (tls) : {});
+    const checked = checkInstallable(tls !== null && typeof tls === 'object' ? tls : {});
     return { certificatePem: checked.certificatePem, privateKeyPem: checked.privateKeyPem };
   } catch (error) {
     if (error instanceof AppError && error.errors) {
