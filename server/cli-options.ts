@@ -4,12 +4,13 @@ import { LOG_LEVELS, type LogLevel } from './logger';
 /**
  * One row per setting that can come from a flag or the environment. A flag wins over its
  * environment variable, which wins over the stored setting (SPEC §9 stays the default). A new
- * flag (e.g. `--https-port`) is one more row here; `usage` and the readers below follow.
+ * flag is one more row here; `usage` and the readers below follow.
  * A secret row also reads `<env>_FILE` (Docker/systemd credentials), since environment
  * variables show in `/proc/<pid>/environ` and `docker inspect`.
  */
 export const SERVE_SETTINGS = [
   { flag: 'port', env: 'GATEWAY_PORT', value: 'N', secret: false },
+  { flag: 'https-port', env: 'GATEWAY_HTTPS_PORT', value: 'N', secret: false },
   { flag: 'host', env: 'GATEWAY_HOST', value: 'H', secret: false },
   { flag: 'data-dir', env: 'GATEWAY_DATA_DIR', value: 'D', secret: false },
   { flag: 'database-url', env: 'GATEWAY_DATABASE_URL', value: 'URL', secret: true },

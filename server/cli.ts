@@ -75,10 +75,17 @@ function readSecretFile(path: string | undefined, what: string): string {
 async function serve(args: string[]): Promise<void> {
   const { values } = parse({
     args,
-    options: { ...COMMON, port: { type: 'string' }, host: { type: 'string' }, 'log-level': { type: 'string' } },
+    options: {
+      ...COMMON,
+      port: { type: 'string' },
+      'https-port': { type: 'string' },
+      host: { type: 'string' },
+      'log-level': { type: 'string' },
+    },
   });
   const settings = resolveSettings(values);
   const port = parsePort(settings.port, sourceName('port', values));
+  const httpsPort = parsePort(settings['https-port'], sourceName('https-port', values));
   const level = parseLogLevel(settings['log-level']);
   const adminPassword = secretFromEnv('GATEWAY_ADMIN_PASSWORD');
   const { dataDir, databaseUrl } = storage(values);
@@ -94,17 +101,22 @@ async function serve(args: string[]): Promise<void> {
     dataDir,
     databaseUrl,
     port,
+    httpsPort,
     host: settings.host,
     adminPassword,
     adminAssets: staticAdmin(),
     logger,
   });
-  const { server, gateway } = running;
+  const { server, https, gateway } = running;
   // Handlers first: whoever reads the listening line may signal at once, and a signal that
   // arrives before a handler exists kills the process without a graceful stop.
   stopOnSignals(running, logger);
   const shownHost = server.host.includes(':') ? `[${server.host}]` : server.host;
-  process.stdout.write(`Gateway listening on http://${shownHost}:${server.port}/GWENDPOINTAPI\n`);
+  // HTTP first, then HTTPS (SPEC §12); in tlsMode `on` the HTTP port only redirects, so only HTTPS is announced.
+  if (gateway.deps.settings.current().tlsMode !== 'on') {
+    process.stdout.write(`Gateway listening on http://${shownHost}:${server.port}/GWENDPOINTAPI\n`);
+  }
+  if (https) process.stdout.write(`Gateway listening on https://${shownHost}:${https.port}/GWENDPOINTAPI\n`);
   if (gateway.firstAdmin?.generatedPassword) showFirstPassword(gateway.firstAdmin, dataDir);
   for (const url of server.urls) logger.info('reachable', { url });
 }

@@ -6,6 +6,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   credentials_invalid: 401,
   token_expired: 401,
   forbidden: 403,
+  admin_local_only: 403,
   too_many_failures: 429,
   route_not_found: 404,
   method_not_allowed: 405,

@@ -1,3 +1,5 @@
+import type { TlsStore } from './tls/tls-store';
+import { tlsHandlers } from './tls/tls-handlers';
 import type Koa from 'koa';
 import type { Middleware } from 'koa';
 import { CredentialVerifier } from './auth/credentials';
@@ -53,12 +55,16 @@ export interface GatewayOptions {
   now?: () => number;
   /** Run the queue worker in this process (default true); false makes an ingest-only instance. */
   processQueue?: boolean;
+  /** The HTTPS certificate store (data folder); absent, the TLS operations answer 404. */
+  tls?: TlsStore;
 }
 
 /** What the status operation needs from the running server (set once it listens). */
 export interface RuntimeInfo {
   listenUrls: string[];
   startedAt: number;
+  /** tlsMode `on`: the HTTPS port plain HTTP is redirected to (set once HTTPS listens). */
+  httpsRedirectPort: number | null;
 }
 
 export interface Gateway {
@@ -103,7 +109,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const verifier = new CredentialVerifier({ db, directory, settings, now }, changes);
   const lockout = new Lockout(() => settings.current().authFailureLimit, now, logger);
   const sessions = createSessionsService({ db, settings, verifier, changes, now });
-  const runtime: RuntimeInfo = { listenUrls: [], startedAt: now() };
+  const runtime: RuntimeInfo = { listenUrls: [], startedAt: now(), httpsRedirectPort: null };
 
   // Data plane: live routes, group commit, the queue and its worker.
   const routes = new LiveRoutes(db, changes);
@@ -161,8 +167,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ...createEventsService({ db, settings }),
     getSettings: () => settings.get(),
     updateSettings: (input, context) => settings.update(input, context),
+    ...tlsHandlers(options.tls),
     listAudit: (input) => audit.listAudit(input),
-    ...createBackupService(deps),
+    ...createBackupService(deps, options.tls),
     async getStatus() {
       return {
         version: VERSION,
@@ -197,6 +204,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     metrics,
     adminAssets: options.adminAssets,
     allowedHosts: new HostAllowList(() => [...namesOfUrls(runtime.listenUrls), settings.current().host]),
+    network: {
+      settings: () => settings.current(),
+      httpsRedirectPort: () => runtime.httpsRedirectPort,
+      certificatePem: () => options.tls?.current()?.certificatePem ?? null,
+    },
     dataPlane: dataPlane({
       db,
       routes,

@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import type { Middleware } from 'koa';
 import type { DbConfig } from './db';
 import { createGateway, type Gateway } from './gateway';
-import { startServer, type RunningServer } from './http/start-server';
+import { startListeners, type Listeners } from './http/listeners';
+import type { RunningServer } from './http/start-server';
+import { createTlsStore } from './tls/tls-store';
 import { createLogger, type Logger } from './logger';
 import { usersRepo } from './repositories/users.repo';
 import { VERSION } from './version';
@@ -15,6 +17,8 @@ export interface StartOptions {
   /** Overrides of the stored `port`/`host` settings for this run (command-line flags). */
   port?: number;
   host?: string;
+  /** `--https-port`; absent with `port: 0`, HTTPS takes a free port too (SPEC §12). */
+  httpsPort?: number;
   adminPassword?: string;
   adminAssets?: Middleware;
   logger?: Logger;
@@ -22,7 +26,10 @@ export interface StartOptions {
 
 export interface StartedGateway {
   gateway: Gateway;
+  /** The plain-HTTP listener (in tlsMode `on` it only redirects to HTTPS). */
   server: RunningServer;
+  /** The HTTPS listener, or null with tlsMode `off`. */
+  https: RunningServer | null;
   /** Graceful stop: no new connections, in-flight requests finish, then the database closes. */
   stop(): Promise<void>;
 }
@@ -36,18 +43,24 @@ export function databaseConfig(dataDir: string, databaseUrl?: string): DbConfig 
 /** The one start function behind `gateway serve` and the desktop shell. */
 export async function startGateway(options: StartOptions): Promise<StartedGateway> {
   const logger = options.logger ?? createLogger();
+  const tls = createTlsStore(options.dataDir);
   const gateway = await createGateway({
+    tls,
     database: databaseConfig(options.dataDir, options.databaseUrl),
     adminPassword: options.adminPassword,
     adminAssets: options.adminAssets,
     logger,
   });
   const settings = gateway.deps.settings.current();
-  let server: RunningServer;
+  let listeners: Listeners;
   try {
-    server = await startServer(gateway.app, {
+    listeners = await startListeners(gateway.app, {
       port: options.port ?? settings.port,
       host: options.host ?? settings.host,
+      httpsPort: options.httpsPort ?? (options.port === 0 ? 0 : settings.httpsPort),
+      tlsMode: settings.tlsMode,
+      tls,
+      onHttpsPort: (port) => (gateway.runtime.httpsRedirectPort = port),
     });
   } catch (error) {
     // A first start that cannot listen never printed the generated admin password: undo the
@@ -59,22 +72,26 @@ export async function startGateway(options: StartOptions): Promise<StartedGatewa
     await gateway.close();
     throw error;
   }
-  gateway.runtime.listenUrls = server.urls;
+  const server = listeners.http;
+  gateway.runtime.listenUrls = listeners.urls;
   // Facts only: a generated admin password is the caller's to show, never a log line's.
   logger.info('gateway started', {
     version: VERSION,
     database: gateway.db.kind,
     host: server.host,
     port: server.port,
+    tlsMode: settings.tlsMode,
+    httpsPort: listeners.https?.port ?? null,
     firstStart: gateway.firstAdmin !== null,
   });
   let stopping: Promise<void> | null = null;
   return {
     gateway,
     server,
+    https: listeners.https,
     stop: () =>
       (stopping ??= (async () => {
-        await server.stop();
+        await listeners.stop();
         await gateway.close();
         logger.info('gateway stopped');
       })()),

@@ -164,6 +164,29 @@ export interface Settings {
   retentionMaxEvents: number;
   tagDedupWindowMs: number;
   authFailureLimit: number;
+  tlsMode: TlsMode;
+  httpsPort: number;
+  /** IP addresses or CIDRs whose Forwarded / X-Forwarded-* headers are believed (SPEC §12). */
+  trustedProxies: string[];
+  adminAccess: AdminAccess;
+}
+
+export type TlsMode = 'off' | 'on' | 'both';
+export type AdminAccess = 'lan' | 'local';
+
+/** SPEC §12: the certificate the HTTPS listener presents. */
+export interface TlsCertificateInfo {
+  source: 'generated' | 'installed';
+  subject: string;
+  altNames: string[];
+  notBefore: string;
+  notAfter: string;
+  fingerprintSha256: string;
+}
+
+export interface TlsCertificateInput {
+  certificatePem: string;
+  privateKeyPem: string;
 }
 
 export type SettingsUpdateResult = Settings & { restartRequired?: true };
@@ -245,6 +268,8 @@ export interface Traffic {
 
 export interface BackupExportInput {
   passphrase: string;
+  /** SPEC §12: put the HTTPS private key (and its certificate) inside the encrypted file. */
+  includeTlsKey?: boolean;
 }
 
 export interface BackupFile {

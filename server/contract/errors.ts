@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'credentials_invalid',
   'token_expired',
   'forbidden',
+  'admin_local_only',
   'too_many_failures',
   // request shape
   'route_not_found',

@@ -20,6 +20,8 @@ import type {
   RoleInput,
   Settings,
   SettingsUpdateResult,
+  TlsCertificateInfo,
+  TlsCertificateInput,
   Status,
   Traffic,
   User,
@@ -73,6 +75,10 @@ export interface Operations {
 
   getSettings: { input: void; output: Settings };
   updateSettings: { input: Partial<Settings>; output: SettingsUpdateResult };
+
+  getTls: { input: void; output: TlsCertificateInfo };
+  installTls: { input: TlsCertificateInput; output: TlsCertificateInfo };
+  regenerateTls: { input: void; output: TlsCertificateInfo };
 
   listAudit: { input: AuditQuery; output: Page<AuditEntry> };
 
@@ -143,6 +149,9 @@ const OPERATION_SET = {
   getEvent: true,
   getSettings: true,
   updateSettings: true,
+  getTls: true,
+  installTls: true,
+  regenerateTls: true,
   listAudit: true,
   exportBackup: true,
   importBackup: true,

@@ -1,3 +1,7 @@
+import type { Settings } from '../contract/dto';
+import { isLoopbackAddress } from '../address-ranges';
+import { clientAddress } from './middleware/client-address';
+import { redirectToHttps } from './middleware/redirect-to-https';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import type { CredentialVerifier } from '../auth/credentials';
@@ -40,6 +44,16 @@ export interface AppDeps {
   adminAssets?: Middleware;
   /** Host names the admin API and web admin answer to (DNS rebinding); every name when absent. */
   allowedHosts?: HostAllowList;
+  /** SPEC §12: trusted proxies, admin exposure, the HTTP→HTTPS redirect and the certificate. */
+  network?: NetworkDeps;
+}
+
+export interface NetworkDeps {
+  settings(): Pick<Settings, 'trustedProxies' | 'adminAccess'>;
+  /** The HTTPS port plain-HTTP requests are sent to (tlsMode `on`), or null to serve them. */
+  httpsRedirectPort(): number | null;
+  /** The certificate the HTTPS listener presents, or null when there is none. */
+  certificatePem(): string | null;
 }
 
 /** A path with a malformed `%` escape cannot name anything: 400 rather than a decoder's 500. */
@@ -82,23 +96,40 @@ export function createApp(deps: AppDeps): Koa {
     ctx.set('Cache-Control', 'no-store');
   });
   const metrics = onlyMethod('GET', metricsHandler(deps.metrics));
+  const certificate = onlyMethod('GET', (ctx) => {
+    const pem = network?.certificatePem() ?? null;
+    if (pem === null) throw notFound();
+    ctx.type = 'application/x-pem-file';
+    ctx.set('Content-Disposition', 'attachment; filename="gateway-certificate.pem"');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = pem;
+  });
   const openApi = onlyMethod(
     'GET',
     openApiHandler({ serverUrl: API_ROOT, adminApiPath: ADMIN_API_PREFIX.slice(API_ROOT.length) }),
   );
 
+  const network = deps.network;
   app.use(requestId());
   app.use(countResponses(deps.metrics.responses));
   app.use(problems(deps.logger));
+  if (network) {
+    app.use(clientAddress(() => network.settings().trustedProxies));
+    app.use(redirectToHttps(() => network.httpsRedirectPort()));
+  }
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     const path = ctx.path;
+    if (path === `${API_ROOT}/_tls/certificate.pem` && network) return void (await certificate(ctx, next));
+    const isAdmin = path === `${API_ROOT}/_admin` || path.startsWith(`${API_ROOT}/_admin/`);
+    if (isAdmin && network?.settings().adminAccess === 'local' && !isLoopbackAddress(ctx.request.ip)) {
+      throw new AppError('admin_local_only', 'The admin answers only on this machine (adminAccess is "local")');
+    }
     if (path === `${API_ROOT}/_health` || path === `${API_ROOT}/_health/`) return void (await health(ctx, next));
     if (path === `${API_ROOT}/token` || path === `${API_ROOT}/token/`) return void (await token(ctx, next));
     if (path === `${API_ROOT}/token/revoke`) return void (await revoke(ctx, next));
     if (path === `${API_ROOT}/_metrics` || path === `${API_ROOT}/_metrics/`) return void (await metrics(ctx, next));
     if (path === `${API_ROOT}/_openapi.json`) return void (await openApi(ctx, next));
-    const isAdmin = path === `${API_ROOT}/_admin` || path.startsWith(`${API_ROOT}/_admin/`);
     if (isAdmin) {
       if (deps.allowedHosts && !deps.allowedHosts.allows(ctx.get('Host') || undefined)) {
         throw new AppError(

@@ -1,4 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { SecureContextOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { AppError } from '../errors';
@@ -16,8 +18,14 @@ export interface RunningServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** Listens with the app; `port: 0` picks a free port. EADDRINUSE becomes `port_in_use`. */
-export async function startServer(app: Koa, options: { port: number; host: string }): Promise<RunningServer> {
+/**
+ * Listens with the app; `port: 0` picks a free port. EADDRINUSE becomes `port_in_use`. With
+ * `tls` it is an HTTPS server (SPEC §12); `server.setSecureContext` swaps its certificate live.
+ */
+export async function startServer(
+  app: Koa,
+  options: { port: number; host: string; tls?: SecureContextOptions },
+): Promise<RunningServer> {
   const handle = app.callback();
   // Stopping (SPEC §13): every answer says `Connection: close`, and each connection closes once
   // its in-flight answer is out, so keep-alive clients are not reset mid-request at the deadline.
@@ -37,7 +45,8 @@ export async function startServer(app: Koa, options: { port: number; host: strin
     }
     void handle(request, response);
   };
-  const server = createServer(serve);
+  // An https.Server has every http.Server method the rest of this file uses (listen, close, timeouts).
+  const server = options.tls ? (createHttpsServer(options.tls, serve) as unknown as Server) : createServer(serve);
   deferContinue(server, serve);
   // Slow-loris guard; keep-alive stays short so a stop does not wait on idle sockets.
   server.headersTimeout = 30_000;
@@ -68,7 +77,7 @@ export async function startServer(app: Koa, options: { port: number; host: strin
     server,
     host: options.host,
     port: address.port,
-    urls: listenUrls(options.host, address.port),
+    urls: listenUrls(options.host, address.port, options.tls ? 'https' : 'http'),
     stop: (graceMs = 8_000) =>
       new Promise<void>((resolve) => {
         stopping = true;

@@ -3,6 +3,7 @@ import type { CallContext } from '../contract/operations';
 import type { Settings, SettingsUpdateResult } from '../contract/dto';
 import type { Db } from '../db';
 import { validationFailed } from '../errors';
+import { parseAddressRange } from '../address-ranges';
 import { settingsRepo } from '../repositories/settings.repo';
 import { canonicalTimeZone, systemTimeZone } from '../time';
 import type { AuditService } from './audit.service';
@@ -21,11 +22,16 @@ export function defaultSettings(): Settings {
     retentionMaxEvents: 5_000_000,
     tagDedupWindowMs: 1000,
     authFailureLimit: 10,
+    tlsMode: 'both',
+    httpsPort: 8443,
+    trustedProxies: [],
+    adminAccess: 'lan',
   };
 }
 
 const INTEGER_RANGES = {
   port: [0, 65535],
+  httpsPort: [0, 65535],
   bodyLimitBytes: [1024, 104_857_600],
   maxQueueDepth: [1, 10_000_000],
   bearerTokenTtlSeconds: [1, 2_592_000],
@@ -71,6 +77,21 @@ export function validateSettings(input: unknown): Partial<Settings> {
       if (zone === null) {
         errors.push({ path, message: 'timeZone must be a valid IANA time zone name, such as Europe/Berlin' });
       } else result.timeZone = zone;
+    } else if (key === 'tlsMode') {
+      if (value !== 'off' && value !== 'on' && value !== 'both') {
+        errors.push({ path, message: 'tlsMode must be "off", "on" or "both"' });
+      } else result.tlsMode = value;
+    } else if (key === 'adminAccess') {
+      if (value !== 'lan' && value !== 'local') {
+        errors.push({ path, message: 'adminAccess must be "lan" or "local"' });
+      } else result.adminAccess = value;
+    } else if (key === 'trustedProxies') {
+      const bad = Array.isArray(value) ? value.findIndex((entry) => parseAddressRange(entry) === null) : -1;
+      if (!Array.isArray(value) || value.length > 1000) {
+        errors.push({ path, message: 'trustedProxies must be an array of IP addresses or CIDRs' });
+      } else if (bad >= 0) {
+        errors.push({ path: `${path}/${bad}`, message: 'Expected an IP address or a CIDR such as 10.0.0.0/8' });
+      } else result.trustedProxies = (value as string[]).map((entry) => entry.trim());
     } else {
       const [min, max] = INTEGER_RANGES[key as keyof typeof INTEGER_RANGES];
       if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
@@ -121,7 +142,9 @@ export function createSettingsService(deps: { db: Db; changes: ConfigChanges; au
       deps.changes.publish('settings');
       const restart =
         (changes.port !== undefined && changes.port !== before.port) ||
-        (changes.host !== undefined && changes.host !== before.host);
+        (changes.host !== undefined && changes.host !== before.host) ||
+        (changes.tlsMode !== undefined && changes.tlsMode !== before.tlsMode) ||
+        (changes.httpsPort !== undefined && changes.httpsPort !== before.httpsPort);
       return restart ? { ...current, restartRequired: true } : { ...current };
     },
   };

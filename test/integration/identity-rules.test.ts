@@ -261,17 +261,21 @@ describe('settings', () => {
     const before = (await gw.admin('GET', '/settings')).body;
     expect(Object.keys(before).sort()).toEqual(
       [
+        'adminAccess',
         'authFailureLimit',
         'bcryptCost',
         'bearerTokenTtlSeconds',
         'bodyLimitBytes',
         'host',
+        'httpsPort',
         'maxQueueDepth',
         'port',
         'retentionDays',
         'retentionMaxEvents',
         'tagDedupWindowMs',
         'timeZone',
+        'tlsMode',
+        'trustedProxies',
       ].sort(),
     );
     expect(before).toMatchObject({
@@ -284,8 +288,17 @@ describe('settings', () => {
       retentionMaxEvents: 5000000,
       tagDedupWindowMs: 1000,
       authFailureLimit: 10,
+      tlsMode: 'both',
+      httpsPort: 8443,
+      trustedProxies: [],
+      adminAccess: 'lan',
     });
     for (const bad of [
+      { tlsMode: 'sometimes' },
+      { httpsPort: 65536 },
+      { trustedProxies: '10.0.0.0/8' },
+      { trustedProxies: ['not-an-ip'] },
+      { adminAccess: 'nobody' },
       { bcryptCost: 3 },
       { bcryptCost: 15 },
       { timeZone: 'Mars/Olympus' },
@@ -306,6 +319,16 @@ describe('settings', () => {
     const port = await gw.admin('PUT', '/settings', { port: 9090 });
     expect(port.body).toMatchObject({ port: 9090, restartRequired: true });
     expect((await gw.admin('PUT', '/settings', { port: 9090 })).body.restartRequired).toBeUndefined();
+    expect((await gw.admin('PUT', '/settings', { tlsMode: 'on' })).body).toMatchObject({
+      tlsMode: 'on',
+      restartRequired: true,
+    });
+    expect((await gw.admin('PUT', '/settings', { httpsPort: 9443 })).body).toMatchObject({
+      httpsPort: 9443,
+      restartRequired: true,
+    });
+    const proxies = await gw.admin('PUT', '/settings', { trustedProxies: ['10.0.0.0/8'], adminAccess: 'lan' });
+    expect(proxies.body.restartRequired).toBeUndefined();
   });
 });
 

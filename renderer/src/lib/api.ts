@@ -79,6 +79,10 @@ const HTTP_ROUTES = {
   getSettings: { method: 'GET', path: '/settings' },
   updateSettings: { method: 'PUT', path: '/settings' },
 
+  getTls: { method: 'GET', path: '/tls' },
+  installTls: { method: 'PUT', path: '/tls' },
+  regenerateTls: { method: 'POST', path: '/tls/regenerate' },
+
   listAudit: { method: 'GET', path: '/audit' },
 
   exportBackup: { method: 'POST', path: '/backup/export' },

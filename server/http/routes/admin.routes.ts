@@ -66,6 +66,10 @@ export const ADMIN_ROUTES = {
   getSettings: { method: 'get', path: '/settings' },
   updateSettings: { method: 'put', path: '/settings', input: body },
 
+  getTls: { method: 'get', path: '/tls' },
+  installTls: { method: 'put', path: '/tls', input: body },
+  regenerateTls: { method: 'post', path: '/tls/regenerate' },
+
   listAudit: { method: 'get', path: '/audit', input: query },
 
   exportBackup: { method: 'post', path: '/backup/export', input: body },

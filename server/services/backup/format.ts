@@ -96,6 +96,13 @@ export interface BackupDocument {
   /** The gateway version that wrote the file: a hint for support staff, never interpreted. */
   gatewayVersion: string;
   config: BackupConfig;
+  /** The HTTPS certificate and private key, only when the export asked for them (SPEC §12). */
+  tls?: BackupTls;
+}
+
+export interface BackupTls {
+  certificatePem: string;
+  privateKeyPem: string;
 }
 
 /** A plain JSON object of some older version, on its way to the current one. */

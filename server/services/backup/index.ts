@@ -1,15 +1,23 @@
 import type { BackupDiff, BackupFile } from '../../contract/dto';
 import type { CallContext } from '../../contract/operations';
-import { AppError } from '../../errors';
+import { AppError, validationFailed } from '../../errors';
 import { backupRepo } from '../../repositories/backup.repo';
 import { iso, todayIn } from '../../time';
 import { characterCount, InputReader } from '../../validation';
+import { checkInstallable } from '../../tls/certificate';
 import { VERSION } from '../../version';
 import type { ServiceDeps } from '../service-deps';
 import { replaceConfiguration } from './apply';
 import { decryptBackup, encryptBackup } from './crypto';
 import { diffConfigurations, summarize } from './diff';
-import { BACKUP_FORMAT, BACKUP_VERSION, upgradeDocument, type BackupConfig, type BackupDocument } from './format';
+import {
+  BACKUP_FORMAT,
+  BACKUP_VERSION,
+  upgradeDocument,
+  type BackupConfig,
+  type BackupDocument,
+  type BackupTls,
+} from './format';
 import { readConfiguration } from './snapshot';
 import { validateConfig } from './validate';
 
@@ -53,7 +61,28 @@ function parseJson(plain: Buffer): unknown {
  * Configuration backups (SPEC §6 `/backup`, §10 "Backups"): export the whole configuration as
  * one passphrase-encrypted file, and import one back, first as a dry-run diff, then atomically.
  */
-export function createBackupService(deps: ServiceDeps) {
+/** The HTTPS key store, seen from backups: read the pair, install one (SPEC §12). */
+export interface BackupTlsPort {
+  current(): BackupTls | null;
+  install(input: BackupTls): Promise<unknown>;
+}
+
+/** A backup's `tls` member, checked before anything is written (key matches, not expired). */
+function readBackupTls(plain: unknown): BackupTls | null {
+  const tls = plain !== null && typeof plain === 'object' ? (plain as { tls?: unknown }).tls : undefined;
+  if (tls === undefined) return null;
+  try {
+    const checked = checkInstallable(tls !== null && typeof tls === 'object' ? tls : {});
+    return { certificatePem: checked.certificatePem, privateKeyPem: checked.privateKeyPem };
+  } catch (error) {
+    if (error instanceof AppError && error.errors) {
+      throw validationFailed(error.errors.map((e) => ({ path: `/tls${e.path}`, message: e.message })));
+    }
+    throw error;
+  }
+}
+
+export function createBackupService(deps: ServiceDeps, tls?: BackupTlsPort) {
   const { db } = deps;
 
   /** One consistent view of every configuration table (a snapshot on PostgreSQL too). */
@@ -67,6 +96,9 @@ export function createBackupService(deps: ServiceDeps) {
     async exportBackup(input: unknown, context: CallContext): Promise<BackupFile> {
       const r = new InputReader(input);
       const passphrase = readPassphrase(r, MIN_PASSPHRASE_CHARS);
+      const includeTlsKey = r.boolean('includeTlsKey', false);
+      const tlsPair = includeTlsKey ? (tls?.current() ?? null) : null;
+      if (includeTlsKey && !tlsPair) r.fail('includeTlsKey', 'This gateway has no HTTPS key to include');
       r.check();
       const now = deps.now();
       const document: BackupDocument = {
@@ -75,6 +107,8 @@ export function createBackupService(deps: ServiceDeps) {
         createdAt: iso(now),
         gatewayVersion: VERSION,
         config: await readConsistently(),
+        // Inside the encrypted document only, and only on request: the key never leaves otherwise.
+        ...(tlsPair ? { tls: { certificatePem: tlsPair.certificatePem, privateKeyPem: tlsPair.privateKeyPem } } : {}),
       };
       const file = await encryptBackup(Buffer.from(JSON.stringify(document), 'utf8'), passphrase);
       const { config } = document;
@@ -101,8 +135,10 @@ export function createBackupService(deps: ServiceDeps) {
 
       // Every check that can fail runs before anything is written: decrypt, upgrade, validate.
       const plain = await decryptBackup(decodeBase64(file), passphrase);
-      const { createdAt, config: untrusted } = upgradeDocument(parseJson(plain));
+      const parsed = parseJson(plain);
+      const { createdAt, config: untrusted } = upgradeDocument(parsed);
       const next = validateConfig(untrusted);
+      const tlsPair = readBackupTls(parsed);
 
       if (dryRun) return { dryRun: true, changes: diffConfigurations(await readConsistently(), next) };
 
@@ -122,6 +158,8 @@ export function createBackupService(deps: ServiceDeps) {
         );
         return diff;
       });
+      // The key travels with the configuration it was exported with; served from the next handshake.
+      if (tlsPair && tls) await tls.install(tlsPair);
       // Settings first, so listeners woken by the change already read the restored values.
       try {
         await deps.settings.reload();

@@ -38,7 +38,8 @@ function controller(extra: { adminPassword?: string } = {}) {
   const restartsOffered: number[] = [];
   const ctl = createServerController({
     start: ({ port, adminPassword }) =>
-      startGateway({ dataDir, port: port ?? takenPort, host: HOST, adminPassword, logger: silentLogger }),
+      // httpsPort 0: the default 8443 would be shared by every test gateway on the machine.
+      startGateway({ dataDir, port: port ?? takenPort, httpsPort: 0, host: HOST, adminPassword, logger: silentLogger }),
     adminPassword: extra.adminPassword,
     onChange: (state) => states.push(state),
     onFirstAdmin: (admin) => revealed.push(admin),
@@ -68,7 +69,15 @@ describe('server controller', () => {
 
     const chosen = await findFreePort(HOST, takenPort + 1);
     const running = await ctl.start(chosen);
-    expect(running).toMatchObject({ kind: 'running', port: chosen, urls: [`http://${HOST}:${chosen}/GWENDPOINTAPI`] });
+    expect(running).toMatchObject({
+      kind: 'running',
+      port: chosen,
+      // HTTP first, then HTTPS (tlsMode both, the default).
+      urls: [
+        `http://${HOST}:${chosen}/GWENDPOINTAPI`,
+        expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/GWENDPOINTAPI$/),
+      ],
+    });
     // The chosen port is now the stored setting, so the next start uses it.
     expect((await ctl.handlers.getSettings(undefined, DESKTOP_CONTEXT)).port).toBe(chosen);
 
