@@ -92,15 +92,18 @@ function wallClock(
  */
 export function instantOfWallTime(wall: WallTime, zone: string): number {
   try {
-    return Temporal.PlainDateTime.from({
-      year: wall.year,
-      month: wall.month,
-      day: wall.day,
-      hour: wall.hour ?? 0,
-      minute: wall.minute ?? 0,
-      second: wall.second ?? 0,
-      millisecond: wall.millis ?? 0,
-    }, { overflow: 'reject' }).toZonedDateTime(zone, { disambiguation: 'later' }).epochMilliseconds;
+    return Temporal.PlainDateTime.from(
+      {
+        year: wall.year,
+        month: wall.month,
+        day: wall.day,
+        hour: wall.hour ?? 0,
+        minute: wall.minute ?? 0,
+        second: wall.second ?? 0,
+        millisecond: wall.millis ?? 0,
+      },
+      { overflow: 'reject' },
+    ).toZonedDateTime(zone, { disambiguation: 'later' }).epochMilliseconds;
   } catch {
     return Number.NaN;
   }

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { tokenValidity } from '../../server/services/access-tokens.service';
-import { daysBetween, expiryInstant, instantOfWallTime, iso, parseDate, parseIsoDateTime, todayIn } from '../../server/time';
+import {
+  daysBetween,
+  expiryInstant,
+  instantOfWallTime,
+  iso,
+  parseDate,
+  parseIsoDateTime,
+  todayIn,
+} from '../../server/time';
 
 describe('access token expiry in the gateway time zone', () => {
   it('ends at 00:00 of the next day in the configured zone', () => {
@@ -57,7 +65,9 @@ describe('wall-clock times in zones east and west of UTC, both hemispheres (Temp
   });
 
   it('keeps years 0-99 literal and answers NaN for impossible dates', () => {
-    expect(new Date(instantOfWallTime({ year: 50, month: 1, day: 1 }, 'UTC')).toISOString()).toBe('0050-01-01T00:00:00.000Z');
+    expect(new Date(instantOfWallTime({ year: 50, month: 1, day: 1 }, 'UTC')).toISOString()).toBe(
+      '0050-01-01T00:00:00.000Z',
+    );
     expect(instantOfWallTime({ year: 2026, month: 2, day: 30 }, 'UTC')).toBeNaN();
   });
 });

@@ -8,7 +8,7 @@ import { VERSION } from '../../version';
 import type { ServiceDeps } from '../service-deps';
 import { replaceConfiguration } from './apply';
 import { decryptBackup, encryptBackup } from './crypto';
-import { diffConfigurations, summarize } from './diff';
+import { diffConfigurations, diffSettings, summarize } from './diff';
 import { BACKUP_FORMAT, BACKUP_VERSION, upgradeDocument, type BackupConfig, type BackupDocument } from './format';
 import { readConfiguration } from './snapshot';
 import { validateConfig } from './validate';
@@ -104,7 +104,14 @@ export function createBackupService(deps: ServiceDeps) {
       const { createdAt, config: untrusted } = upgradeDocument(parseJson(plain));
       const next = validateConfig(untrusted);
 
-      if (dryRun) return { dryRun: true, changes: diffConfigurations(await readConsistently(), next) };
+      if (dryRun) {
+        const current = await readConsistently();
+        return {
+          dryRun: true,
+          changes: diffConfigurations(current, next),
+          settingChanges: diffSettings(current, next),
+        };
+      }
 
       const changes = await db.knex.transaction(async (trx) => {
         await backupRepo.lockConfiguration(trx, db.kind);
