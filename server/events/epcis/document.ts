@@ -194,7 +194,11 @@ function checkUniqueEventIds(report: Report, located: Located): void {
     const earlier = first.get(id);
     const path = at(located.eventPaths[i] ?? '', 'eventID');
     if (earlier === undefined) first.set(id, path);
-    else report.error(path, `eventID ${JSON.stringify(id)} is already used by the event at ${earlier.replace(/\/eventID$/, '')}`);
+    else
+      report.error(
+        path,
+        `eventID ${JSON.stringify(id)} is already used by the event at ${earlier.replace(/\/eventID$/, '')}`,
+      );
   });
 }
 

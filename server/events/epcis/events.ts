@@ -49,7 +49,15 @@ const COMMON = [
 const CONTEXTUAL = ['bizStep', 'disposition', 'readPoint', 'bizLocation', 'bizTransactionList', 'sourceList', 'destinationList', 'sensorElementList']; // prettier-ignore
 
 const KEYS: Record<EventType, ReadonlySet<string>> = {
-  ObjectEvent: new Set([...COMMON, ...CONTEXTUAL, 'persistentDisposition', 'action', 'epcList', 'quantityList', 'ilmd']),
+  ObjectEvent: new Set([
+    ...COMMON,
+    ...CONTEXTUAL,
+    'persistentDisposition',
+    'action',
+    'epcList',
+    'quantityList',
+    'ilmd',
+  ]),
   AggregationEvent: new Set([...COMMON, ...CONTEXTUAL, 'action', 'parentID', 'childEPCs', 'childQuantityList']),
   AssociationEvent: new Set([...COMMON, ...CONTEXTUAL, 'action', 'parentID', 'childEPCs', 'childQuantityList']),
   TransactionEvent: new Set([...COMMON, ...CONTEXTUAL, 'action', 'parentID', 'epcList', 'quantityList']),
@@ -111,7 +119,8 @@ const FIELDS: ReadonlyMap<string, FieldCheck> = new Map(
 function unknownKeyMessage(type: EventType, key: string): string {
   if (type === 'TransformationEvent' && key === 'action') return 'a TransformationEvent has no action';
   if (key === 'ilmd') return 'ilmd is only allowed on ObjectEvent and TransformationEvent';
-  if (key === 'persistentDisposition') return 'persistentDisposition is only allowed on ObjectEvent and TransformationEvent';
+  if (key === 'persistentDisposition')
+    return 'persistentDisposition is only allowed on ObjectEvent and TransformationEvent';
   if (ALL_KEYS.has(key)) return `${key} is not a field of ${type}`;
   return `unknown field "${key}"; extension fields need a prefixed name such as "${suggestedExtensionKey(key)}"`;
 }

@@ -223,7 +223,8 @@ const typeCases: Case[] = [
     fixture: TRANSFORMATION,
     mutate: (e) => (e.transformationID = 'T1'),
     path: '/transformationID',
-  },  {
+  },
+  {
     // GS1 allows persistentDisposition on Object and Transformation events only.
     name: 'persistentDisposition on an AggregationEvent',
     fixture: AGGREGATION,
