@@ -4,6 +4,8 @@
  * every check), the ISO 8601 date-times clients send, and ISO text for instants.
  */
 
+import { Temporal } from 'temporal-polyfill';
+
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
@@ -81,26 +83,30 @@ function wallClock(
   };
 }
 
-/** The zone's offset from UTC at an instant, in ms. */
-function offsetAt(instant: number, zone: string): number {
-  const w = wallClock(instant, zone);
-  return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(instant / 1000) * 1000;
-}
-
 /**
- * The instant a wall-clock time in the zone stands for. Two passes settle the offset even next
- * to a DST change; a time skipped by one (02:30 on a spring-forward night) lands an hour later,
- * a repeated one (an autumn night) on its later occurrence (standard time).
+ * The instant a wall-clock time in the zone stands for, with Temporal's rules (the polyfill until
+ * Node ships Temporal). Disambiguation is `'later'`, chosen on purpose and the same in every zone,
+ * east or west of UTC: a time skipped by a DST change (02:30 on a spring-forward night, or the
+ * midnight Santiago skips) moves forward by the gap (03:30, 01:00); a repeated one (an autumn
+ * night) takes its later occurrence (standard time). NaN outside Temporal's range (±273,790 years).
  */
 export function instantOfWallTime(wall: WallTime, zone: string): number {
-  const utc = new Date(0);
-  // setUTCFullYear keeps years 0-99 literal (Date.UTC would map them to 1900-1999).
-  utc.setUTCFullYear(wall.year, wall.month - 1, wall.day);
-  utc.setUTCHours(wall.hour ?? 0, wall.minute ?? 0, wall.second ?? 0, wall.millis ?? 0);
-  const guess = utc.getTime();
-  let instant = guess - offsetAt(guess, zone);
-  instant = guess - offsetAt(instant, zone);
-  return instant;
+  try {
+    return Temporal.PlainDateTime.from(
+      {
+        year: wall.year,
+        month: wall.month,
+        day: wall.day,
+        hour: wall.hour ?? 0,
+        minute: wall.minute ?? 0,
+        second: wall.second ?? 0,
+        millisecond: wall.millis ?? 0,
+      },
+      { overflow: 'reject' },
+    ).toZonedDateTime(zone, { disambiguation: 'later' }).epochMilliseconds;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** A calendar date and, optionally, a time of day, as read on a clock in some zone. */

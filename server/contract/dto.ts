@@ -288,7 +288,17 @@ export interface BackupImportInput {
 export const BACKUP_RESOURCES = ['endpoints', 'roles', 'users', 'externalUsers', 'accessTokens', 'settings'] as const;
 export type BackupResource = (typeof BACKUP_RESOURCES)[number];
 
+/** One setting whose effective value (stored, else the default) an import would change. */
+export interface SettingChange {
+  key: keyof Settings;
+  from: Settings[keyof Settings];
+  to: Settings[keyof Settings];
+}
+
 export interface BackupDiff {
   dryRun: boolean;
+  /** `settings.changed` lists setting keys (those of `settingChanges`); `added`/`removed` stay empty. */
   changes: Record<BackupResource, { added: string[]; changed: string[]; removed: string[] }>;
+  /** Dry runs only (SPEC §14): every setting whose effective value would change, old → new. */
+  settingChanges?: SettingChange[];
 }

@@ -194,12 +194,34 @@ describe('backup import', () => {
         users: { added: ['alice'], changed: ['admin'], removed: [] },
         externalUsers: { added: ['reader01'], changed: [], removed: [] },
         accessTokens: { added: ['mes'], changed: [], removed: [] },
-        settings: { added: ['bcryptCost', 'tagDedupWindowMs', 'timeZone'], changed: [], removed: [] },
+        // A setting always exists: keys whose effective value (stored, else default) would change.
+        settings: { added: [], changed: ['bcryptCost', 'tagDedupWindowMs', 'timeZone'], removed: [] },
       },
+      settingChanges: [
+        { key: 'bcryptCost', from: 10, to: 4 },
+        { key: 'tagDedupWindowMs', from: 1000, to: 2500 },
+        { key: 'timeZone', from: b.gateway.deps.settings.current().timeZone, to: 'Europe/Berlin' },
+      ],
     });
     expect(await state(b)).toEqual(before);
     const audit = await b.gateway.handlers.listAudit({}, ctx);
     expect(audit.items.filter((item) => item.resource === 'backup')).toEqual([]);
+  });
+
+  it('dry run: settings compare effective values, defaults included', async () => {
+    const b = await freshGateway();
+    // Same as the backup (bcryptCost), a stored default (tagDedupWindowMs 1000 vs the backup's
+    // 2500), and a key the backup does not hold (retentionDays: back to its default of 30).
+    await b.gateway.handlers.updateSettings(
+      { bcryptCost: 4, tagDedupWindowMs: 1000, retentionDays: 90, timeZone: 'Europe/Berlin' },
+      ctx,
+    );
+    const diff = await b.gateway.handlers.importBackup({ file: file.data, passphrase: PASSPHRASE, dryRun: true }, ctx);
+    expect(diff.changes.settings).toEqual({ added: [], changed: ['retentionDays', 'tagDedupWindowMs'], removed: [] });
+    expect(diff.settingChanges).toEqual([
+      { key: 'retentionDays', from: 90, to: 30 },
+      { key: 'tagDedupWindowMs', from: 1000, to: 2500 },
+    ]);
   });
 
   it('apply: restores every record with its ids and hashes, credentials work, old sessions end', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FieldError } from '../../server/contract/errors';
 import { AppError } from '../../server/errors';
-import { diffConfigurations } from '../../server/services/backup/diff';
+import { diffConfigurations, diffSettings } from '../../server/services/backup/diff';
 import type { BackupConfig } from '../../server/services/backup/format';
 import { validateConfig } from '../../server/services/backup/validate';
 
@@ -255,8 +255,13 @@ describe('backup diff', () => {
       users: { added: [], changed: ['admin'], removed: [] },
       externalUsers: { added: [], changed: ['READER01'], removed: [] },
       accessTokens: { added: [], changed: [], removed: ['mes'] },
-      settings: { added: ['retentionDays'], changed: [], removed: ['bcryptCost'] },
+      // By effective value: bcryptCost goes back to its default, retentionDays leaves it.
+      settings: { added: [], changed: ['bcryptCost', 'retentionDays'], removed: [] },
     });
+    expect(diffSettings(before, after)).toEqual([
+      { key: 'bcryptCost', from: 4, to: 10 },
+      { key: 'retentionDays', from: 30, to: 7 },
+    ]);
   });
 
   it('ignores ids and the order of reference lists', () => {

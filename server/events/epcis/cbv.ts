@@ -29,14 +29,14 @@ const BIZ_TRANSACTION_TYPES = [
 ]; // prettier-ignore
 
 const MEASUREMENT_TYPES = [
-  'AbsoluteHumidity', 'AbsorbedDose', 'AbsorbedDoseRate', 'Acceleration', 'Activity', 'Altitude', 'AmountOfSubstance',
+  'AbsoluteHumidity', 'AbsorbedDose', 'AbsorbedDoseRate', 'Acceleration', 'Altitude', 'AmountOfSubstance',
   'AmountOfSubstancePerUnitVolume', 'Angle', 'AngularAcceleration', 'AngularMomentum', 'AngularVelocity', 'Area',
   'Capacitance', 'Conductance', 'Conductivity', 'Count', 'Density', 'Dimensionless', 'DoseEquivalent',
   'DoseEquivalentRate', 'DynamicViscosity', 'ElectricCharge', 'ElectricCurrent', 'ElectricCurrentDensity',
   'ElectricFieldStrength', 'Energy', 'Exposure', 'Force', 'Frequency', 'Illuminance', 'Inductance', 'Irradiance',
   'KinematicViscosity', 'Length', 'LinearMomentum', 'Luminance', 'LuminousFlux', 'LuminousIntensity', 'MagneticFlux',
   'MagneticFluxDensity', 'MagneticVectorPotential', 'Mass', 'MassConcentration', 'MassFlowRate', 'MassPerAreaTime',
-  'MemoryCapacity', 'MolalityOfSolute', 'MolarEnergy', 'MolarMass', 'MolarVolume', 'Power', 'Pressure', 'RadiantFlux',
+  'MemoryCapacity', 'MolalityOfSolute', 'MolarEnergy', 'MolarMass', 'MolarVolume', 'Power', 'Pressure', 'Radioactivity', 'RadiantFlux',
   'RadiantIntensity', 'RelativeHumidity', 'Resistance', 'Resistivity', 'SolidAngle', 'SpecificVolume', 'Speed',
   'SurfaceDensity', 'SurfaceTension', 'Temperature', 'Time', 'Torque', 'Voltage', 'Volume', 'VolumeFlowRate',
   'VolumeFraction', 'VolumetricFlux', 'Wavenumber',
@@ -44,7 +44,7 @@ const MEASUREMENT_TYPES = [
 
 const COMPONENTS = [
   'x', 'y', 'z', 'axial_distance', 'azimuth', 'height', 'spherical_radius', 'polar_angle', 'elevation_angle',
-  'easting', 'northing', 'latitude', 'longitude', 'altitude', 'geocoordinate',
+  'easting', 'northing', 'latitude', 'longitude', 'altitude',
 ]; // prettier-ignore
 
 interface Vocabulary {
@@ -105,9 +105,42 @@ function urnWord(vocabulary: Vocabulary, value: string): string | undefined {
     : undefined;
 }
 
+const CBV_URN = 'urn:epcglobal:cbv:';
+const DRAFT_NAMESPACES = ['https://ns.gs1.org/cbv/', 'http://ns.gs1.org/cbv/'];
+const CBV_2_NAMESPACES = ['https://ref.gs1.org/cbv/', 'cbv:'];
+
+/** The CBV 2.0 word a draft-namespace URI (`https://ns.gs1.org/cbv/BizStep-shipping`) names for this field. */
+function draftTermWord(vocabulary: Vocabulary, value: string): string | undefined {
+  if (vocabulary.term === undefined) return undefined;
+  for (const ns of DRAFT_NAMESPACES)
+    if (value.startsWith(ns + vocabulary.term)) return value.slice(ns.length + vocabulary.term.length);
+  return undefined;
+}
+
+/** Strict: an error. Lenient: `word` (a CBV 2.0 word of this field) replaces `value`, with a warning. */
+function correctOrRefuse(
+  report: Report,
+  path: string,
+  value: string,
+  word: string,
+  form: string,
+  label: string,
+  set: (word: string) => void,
+): void {
+  if (report.lenient) {
+    set(word);
+    report.warn(path, `${form} "${value}" replaced by the CBV 2.0 ${label} "${word}"`);
+  } else {
+    report.error(path, `"${value}" is the ${form} form; JSON-EPCIS 2.0 writes the CBV ${label} as "${word}"`);
+  }
+}
+
 /**
- * Checks a CBV-valued field: a CBV 2.0 word or a URI. The CBV 1.2 URN form is refused, except in
- * lenient mode where a URN naming a known word is replaced through `set` (with a warning).
+ * Checks a CBV-valued field: a CBV 2.0 word, the CBV 2.0 web URI or compact IRI of a term of
+ * *this* field's vocabulary (`Disp-in_transit` is no bizStep), or a URI outside GS1's CBV
+ * namespaces (a user vocabulary). Every CBV 1.2 URN (`urn:epcglobal:cbv:*`) and draft
+ * `ns.gs1.org/cbv` URI is refused, except in lenient mode where one naming a word of this field
+ * is replaced through `set` (with a warning).
  */
 export function checkVocabulary(
   report: Report,
@@ -122,19 +155,18 @@ export function checkVocabulary(
     report.error(path, `${label} must be a CBV word or a URI`);
     return;
   }
-  const fromUrn = urnWord(vocabulary, value);
-  if (fromUrn !== undefined) {
-    if (!vocabulary.words.has(fromUrn)) {
-      report.error(path, `"${value}" is an EPCIS 1.2 URN naming no CBV 2.0 ${label}`);
-    } else if (report.lenient) {
-      set(fromUrn);
-      report.warn(path, `EPCIS 1.2 URN "${value}" replaced by the CBV 2.0 ${label} "${fromUrn}"`);
-    } else {
-      report.error(
-        path,
-        `"${value}" is the EPCIS 1.2 URN form; JSON-EPCIS 2.0 writes the CBV ${label} as "${fromUrn}"`,
-      );
-    }
+  if (value.slice(0, CBV_URN.length).toLowerCase() === CBV_URN) {
+    const word = urnWord(vocabulary, value);
+    if (word !== undefined && vocabulary.words.has(word))
+      correctOrRefuse(report, path, value, word, 'EPCIS 1.2 URN', label, set);
+    else report.error(path, `"${value}" is an EPCIS 1.2 URN naming no CBV 2.0 ${label}`);
+    return;
+  }
+  if (DRAFT_NAMESPACES.some((ns) => value.startsWith(ns))) {
+    const word = draftTermWord(vocabulary, value);
+    if (word !== undefined && vocabulary.words.has(word))
+      correctOrRefuse(report, path, value, word, 'draft CBV namespace', label, set);
+    else report.error(path, `"${value}" is a draft CBV URI naming no CBV 2.0 ${label}`);
     return;
   }
   if (!value.includes(':')) {
@@ -146,8 +178,11 @@ export function checkVocabulary(
     report.error(path, `${label} "${value}" is neither a CBV word nor a valid URI`);
     return;
   }
-  const word = cbvTermWord(vocabulary, value);
-  if (word !== undefined && !vocabulary.words.has(word)) report.error(path, `"${value}" names no CBV 2.0 ${label}`);
+  if (CBV_2_NAMESPACES.some((ns) => value.startsWith(ns))) {
+    const word = cbvTermWord(vocabulary, value);
+    if (word === undefined) report.error(path, `"${value}" is a CBV term of another vocabulary, not a ${label}`);
+    else if (!vocabulary.words.has(word)) report.error(path, `"${value}" names no CBV 2.0 ${label}`);
+  }
 }
 
 /**

@@ -179,6 +179,29 @@ function shapeOf(
 
 /** Finds and validates the events of an input (document, query document, bare event or array). */
 export function walkInput(report: Report, json: unknown, allowBareEvents: boolean): Located {
+  const out = findEvents(report, json, allowBareEvents);
+  checkUniqueEventIds(report, out);
+  return out;
+}
+
+/** An eventID names one event (EPCIS 2.0 §7.4.1): two events of one input may not share it. */
+function checkUniqueEventIds(report: Report, located: Located): void {
+  const first = new Map<string, string>();
+  located.events.forEach((event, i) => {
+    const id = event.eventID;
+    if (typeof id !== 'string') return;
+    const earlier = first.get(id);
+    const path = at(located.eventPaths[i] ?? '', 'eventID');
+    if (earlier === undefined) first.set(id, path);
+    else
+      report.error(
+        path,
+        `eventID ${JSON.stringify(id)} is already used by the event at ${earlier.replace(/\/eventID$/, '')}`,
+      );
+  });
+}
+
+function findEvents(report: Report, json: unknown, allowBareEvents: boolean): Located {
   const out: Located = { kind: 'document', context: undefined, events: [], eventPaths: [] };
   const expected = allowBareEvents
     ? 'must be an EPCISDocument, an EPCISQueryDocument, an EPCIS event or an array of events'

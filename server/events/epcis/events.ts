@@ -17,7 +17,7 @@ import {
 } from './fields';
 import { checkOffset } from './lenient';
 import { checkSensorElementList } from './sensor';
-import { isArray, isExtensionKey, isNonEmptyArray, type Report } from './util';
+import { isArray, isExtensionKey, isNonEmptyArray, isUri, suggestedExtensionKey, type Report } from './util';
 
 export const EVENT_TYPES = [
   'ObjectEvent',
@@ -45,10 +45,19 @@ const COMMON = [
   'errorDeclaration',
   'certificationInfo',
 ];
-const CONTEXTUAL = ['bizStep', 'disposition', 'persistentDisposition', 'readPoint', 'bizLocation', 'bizTransactionList', 'sourceList', 'destinationList', 'sensorElementList']; // prettier-ignore
+// persistentDisposition is added per type: GS1 allows it on Object and Transformation events only.
+const CONTEXTUAL = ['bizStep', 'disposition', 'readPoint', 'bizLocation', 'bizTransactionList', 'sourceList', 'destinationList', 'sensorElementList']; // prettier-ignore
 
 const KEYS: Record<EventType, ReadonlySet<string>> = {
-  ObjectEvent: new Set([...COMMON, ...CONTEXTUAL, 'action', 'epcList', 'quantityList', 'ilmd']),
+  ObjectEvent: new Set([
+    ...COMMON,
+    ...CONTEXTUAL,
+    'persistentDisposition',
+    'action',
+    'epcList',
+    'quantityList',
+    'ilmd',
+  ]),
   AggregationEvent: new Set([...COMMON, ...CONTEXTUAL, 'action', 'parentID', 'childEPCs', 'childQuantityList']),
   AssociationEvent: new Set([...COMMON, ...CONTEXTUAL, 'action', 'parentID', 'childEPCs', 'childQuantityList']),
   TransactionEvent: new Set([...COMMON, ...CONTEXTUAL, 'action', 'parentID', 'epcList', 'quantityList']),
@@ -56,6 +65,7 @@ const KEYS: Record<EventType, ReadonlySet<string>> = {
   TransformationEvent: new Set([
     ...COMMON,
     ...CONTEXTUAL,
+    'persistentDisposition',
     'inputEPCList',
     'inputQuantityList',
     'outputEPCList',
@@ -109,8 +119,10 @@ const FIELDS: ReadonlyMap<string, FieldCheck> = new Map(
 function unknownKeyMessage(type: EventType, key: string): string {
   if (type === 'TransformationEvent' && key === 'action') return 'a TransformationEvent has no action';
   if (key === 'ilmd') return 'ilmd is only allowed on ObjectEvent and TransformationEvent';
+  if (key === 'persistentDisposition')
+    return 'persistentDisposition is only allowed on ObjectEvent and TransformationEvent';
   if (ALL_KEYS.has(key)) return `${key} is not a field of ${type}`;
-  return `unknown field "${key}"; extension fields need a prefixed name such as "example:${key}"`;
+  return `unknown field "${key}"; extension fields need a prefixed name such as "${suggestedExtensionKey(key)}"`;
 }
 
 function requireAction(report: Report, event: Record<string, unknown>, path: string): void {
@@ -161,6 +173,9 @@ const TYPE_RULES: Record<EventType, Rule> = {
       report.error(at(path, 'bizTransactionList'), 'required: a TransactionEvent names its business transactions');
     else if (isArray(list) && list.length === 0)
       report.error(at(path, 'bizTransactionList'), 'must hold at least one business transaction');
+    // Only a DELETE may leave its objects unnamed (= all of the transaction's), as with children.
+    if (event.action !== 'DELETE' && !isNonEmptyArray(event.epcList) && !isNonEmptyArray(event.quantityList))
+      report.error(path, 'a TransactionEvent needs a non-empty epcList or quantityList unless action is DELETE');
   },
   TransformationEvent(report, event, path) {
     const hasInput = isNonEmptyArray(event.inputEPCList) || isNonEmptyArray(event.inputQuantityList);
@@ -177,15 +192,21 @@ const TYPE_RULES: Record<EventType, Rule> = {
 /** Validates one EPCIS event found at JSON Pointer `path`; lenient corrections are written into `event`. */
 export function validateEvent(report: Report, event: Record<string, unknown>, path: string): void {
   const type = event.type;
+  // EPCIS 2.0 §7.4.6 / the schema's extension branch: an event type of one's own, named by a URI.
+  const extension = !isEventType(type) && typeof type === 'string' && type.includes(':') && isUri(type);
   if (type === undefined) {
-    report.error(at(path, 'type'), `required: one of ${EVENT_TYPES.join(', ')}`);
-  } else if (!isEventType(type)) {
-    report.error(at(path, 'type'), `must be one of ${EVENT_TYPES.join(', ')}, got ${JSON.stringify(type)}`);
+    report.error(at(path, 'type'), `required: one of ${EVENT_TYPES.join(', ')} or an extension event type URI`);
+  } else if (!isEventType(type) && !extension) {
+    report.error(
+      at(path, 'type'),
+      `must be one of ${EVENT_TYPES.join(', ')} or an extension event type URI, got ${JSON.stringify(type)}`,
+    );
   }
   const eventType = isEventType(type) ? type : undefined;
   for (const [key, value] of Object.entries(event)) {
     if (key === 'type' || key === 'eventTimeZoneOffset') continue;
-    // Of an event of unknown type only the fields common to all events can be judged.
+    // Of an event of unknown type only the fields common to all events can be judged; an
+    // extension event type defines its own fields, which are its owner's to check.
     const known = eventType === undefined ? COMMON_KEYS : KEYS[eventType];
     if (known.has(key)) FIELDS.get(key)?.(report, value, at(path, key), event);
     else if (eventType !== undefined && !isExtensionKey(key))

@@ -1,6 +1,6 @@
 import { pointer } from '../types';
 import { checkVocabulary } from './cbv';
-import { isArray, isDateTime, isExtensionKey, isRecord, isUri, type Report } from './util';
+import { isArray, isDateTime, isExtensionKey, isRecord, isUri, suggestedExtensionKey, type Report } from './util';
 
 /** Appends segments to a JSON Pointer. */
 export const at = (path: string, ...segments: (string | number)[]): string => path + pointer(...segments);
@@ -15,12 +15,19 @@ export function checkKeys(
   known: ReadonlySet<string>,
   path: string,
   owner: string,
+  extensible = true,
 ): void {
   for (const key of Object.keys(obj)) {
-    if (known.has(key) || isExtensionKey(key)) continue;
+    if (known.has(key)) continue;
+    if (!extensible) {
+      // EPCIS 2.0's schema gives these objects no extension point (additionalProperties: false).
+      report.error(at(path, key), `unknown field "${key}" in ${owner}, which takes no extension fields`);
+      continue;
+    }
+    if (isExtensionKey(key)) continue;
     report.error(
       at(path, key),
-      `unknown field "${key}" in ${owner}; extension fields need a prefixed name such as "example:${key}"`,
+      `unknown field "${key}" in ${owner}; extension fields need a prefixed name such as "${suggestedExtensionKey(key)}"`,
     );
   }
 }
@@ -64,7 +71,13 @@ const EPC_URI = 'a URI (an EPC URN such as urn:epc:id:sgtin:… or a GS1 Digital
 
 /** epcList, childEPCs, inputEPCList, outputEPCList: identifiers as URIs; raw hex is not one. */
 export function checkEpcList(report: Report, value: unknown, path: string): void {
-  checkArray(report, value, path, (v, p) => checkUri(report, v, p, EPC_URI));
+  const seen = new Set<unknown>();
+  checkArray(report, value, path, (v, p) => {
+    checkUri(report, v, p, EPC_URI);
+    // One object is listed once (the schema's uniqueItems): a second mention counts nothing new.
+    if (seen.has(v)) report.error(p, `${JSON.stringify(v)} is listed twice`);
+    seen.add(v);
+  });
 }
 
 /** parentID, readPoint.id, bizLocation.id, epcClass … : one identifier URI. */
@@ -97,7 +110,7 @@ export function checkQuantityList(report: Report, value: unknown, path: string):
       report.error(p, 'must be a quantity element object {epcClass, quantity?, uom?}');
       return;
     }
-    checkKeys(report, element, QUANTITY_KEYS, p, 'a quantity element');
+    checkKeys(report, element, QUANTITY_KEYS, p, 'a quantity element', false);
     if (element.epcClass === undefined) report.error(at(p, 'epcClass'), 'required');
     else checkEpc(report, element.epcClass, at(p, 'epcClass'));
     if (element.quantity !== undefined) checkNumber(report, element.quantity, at(p, 'quantity'));
@@ -136,7 +149,7 @@ export function checkBizTransactionList(report: Report, value: unknown, path: st
       report.error(p, 'must be an object {type?, bizTransaction}');
       return;
     }
-    checkKeys(report, element, BIZ_TRANSACTION_KEYS, p, 'a business transaction');
+    checkKeys(report, element, BIZ_TRANSACTION_KEYS, p, 'a business transaction', false);
     if (element.type !== undefined) {
       checkVocabulary(report, 'bizTransactionType', element.type, at(p, 'type'), (w) => (element.type = w));
     }
@@ -153,7 +166,7 @@ export function checkSourceDestList(report: Report, value: unknown, path: string
       report.error(p, `must be an object {type, ${key}}`);
       return;
     }
-    checkKeys(report, element, known, p, `a ${key}`);
+    checkKeys(report, element, known, p, `a ${key}`, false);
     if (element.type === undefined) report.error(at(p, 'type'), 'required');
     else checkVocabulary(report, 'sourceDestType', element.type, at(p, 'type'), (w) => (element.type = w));
     if (element[key] === undefined) report.error(at(p, key), 'required');
@@ -186,15 +199,20 @@ export function checkPersistentDisposition(report: Report, value: unknown, path:
     report.error(path, 'must be an object {set?, unset?}');
     return;
   }
-  checkKeys(report, value, PERSISTENT_DISPOSITION_KEYS, path, 'persistentDisposition');
+  checkKeys(report, value, PERSISTENT_DISPOSITION_KEYS, path, 'persistentDisposition', false);
+  if (value.set === undefined && value.unset === undefined) report.error(path, 'needs set, unset or both');
   for (const key of ['set', 'unset'] as const) {
     const list = value[key];
     if (list === undefined) continue;
-    if (!isArray(list)) {
-      report.error(at(path, key), 'must be an array of dispositions');
+    if (!isArray(list) || list.length === 0) {
+      report.error(at(path, key), 'must be a non-empty array of dispositions');
       continue;
     }
     list.forEach((v, i) => checkVocabulary(report, 'disposition', v, at(path, key, i), (w) => (list[i] = w)));
+    // Compared after lenient corrections, so a URN and its word count as the same disposition.
+    list.forEach((v, i) => {
+      if (list.indexOf(v) !== i) report.error(at(path, key, i), `${JSON.stringify(v)} is listed twice`);
+    });
   }
 }
 

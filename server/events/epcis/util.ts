@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import type { FieldError } from '../../contract/errors';
 import { daysInMonth } from '../../time';
 
@@ -46,18 +47,44 @@ export class Report {
   }
 }
 
-// An absolute URI as JSON Schema's `format: "uri"` reads RFC 3986: a scheme, a colon, then no
-// whitespace, no characters RFC 3986 excludes, and `%` only as a percent-escape. This is also
-// what makes `example:myField` or `ext1:float` a valid extension key: a compact IRI is a URI.
-const URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`]+$/;
-const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/;
+// An absolute URI by RFC 3986 §3 (`URI = scheme ":" hier-part ["?" query] ["#" fragment]`), as
+// JSON Schema's `format: "uri"` reads it: ASCII only, `%` only as a percent-escape, one `#`,
+// brackets only around an IP literal in the authority. A compact IRI (`example:myField`,
+// `ext1:float`) is such a URI too, which is what makes it a valid extension key.
+const PCT = '%[0-9A-Fa-f]{2}';
+const PCHAR = `(?:[A-Za-z0-9\\-._~!$&'()*+,;=:@]|${PCT})`;
+const TAIL = `(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?`;
+const URI_WITH_AUTHORITY = new RegExp(
+  `^[A-Za-z][A-Za-z0-9+.-]*://(?:(?:[A-Za-z0-9\\-._~!$&'()*+,;=:]|${PCT})*@)?` +
+    `(\\[[^\\]]*\\]|(?:[A-Za-z0-9\\-._~!$&'()*+,;=]|${PCT})*)(?::[0-9]*)?(?:/${PCHAR}*)*${TAIL}$`,
+);
+const URI_WITHOUT_AUTHORITY = new RegExp(`^[A-Za-z][A-Za-z0-9+.-]*:(?!//)(?:${PCHAR}|/)*${TAIL}$`);
+const IP_FUTURE = /^v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+$/;
 
 export function isUri(value: unknown): boolean {
-  return typeof value === 'string' && URI.test(value) && !BAD_PERCENT.test(value);
+  if (typeof value !== 'string') return false;
+  if (URI_WITHOUT_AUTHORITY.test(value)) return true;
+  const match = URI_WITH_AUTHORITY.exec(value);
+  if (!match) return false;
+  const host = match[1] ?? '';
+  if (!host.startsWith('[')) return true;
+  const literal = host.slice(1, -1);
+  // IPv6address of RFC 3986 has no zone id (`%25eth0` is RFC 6874, which JSON Schema does not take).
+  return IP_FUTURE.test(literal) || (isIPv6(literal) && !literal.includes('%'));
 }
 
 /** A key the standard does not define is allowed only as a URI / prefixed name (`example:myField`). */
 export const isExtensionKey = (key: string): boolean => isUri(key);
+
+/**
+ * The extension key to suggest for an unknown key: the key under an `example:` prefix when it has
+ * none, with every character a URI cannot hold replaced by `_` (`"ex:my field"` → `"ex:my_field"`).
+ */
+export function suggestedExtensionKey(key: string): string {
+  const prefixed = /^[A-Za-z][A-Za-z0-9+.-]*:/.test(key) ? key : `example:${key}`;
+  const suggestion = prefixed.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/g, '_');
+  return isUri(suggestion) ? suggestion : 'example:myField';
+}
 
 // RFC 3339 date-time. The offset is mandatory: EPCIS times are instants, and a local time cannot
 // be placed on the time line (JSON Schema's date-time format requires it too).
@@ -86,7 +113,11 @@ export function parseDateTime(value: unknown): number | null {
   // A leap second (:60) is counted as :59.999, the nearest instant JavaScript can hold.
   date.setUTCHours(hour, minute, Math.min(second, 59), second === 60 ? 999 : millis);
   const sign = m[9] === '-' ? -1 : 1;
-  return date.getTime() - sign * (offH * 60 + offM) * 60_000;
+  const instant = date.getTime() - sign * (offH * 60 + offM) * 60_000;
+  // A leap second is only ever inserted as the last second of a UTC day (23:59:60Z).
+  if (second === 60 && new Date(instant).getUTCHours() * 60 + new Date(instant).getUTCMinutes() !== 23 * 60 + 59)
+    return null;
+  return instant;
 }
 
 export const isDateTime = (value: unknown): value is string => parseDateTime(value) !== null;

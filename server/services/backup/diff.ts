@@ -1,5 +1,6 @@
-import type { BackupDiff } from '../../contract/dto';
+import type { BackupDiff, Settings, SettingChange } from '../../contract/dto';
 import { nameKey } from '../../repositories/db-types';
+import { defaultSettings } from '../settings.service';
 import type { BackupConfig } from './format';
 
 type Changes = BackupDiff['changes'][keyof BackupDiff['changes']];
@@ -82,12 +83,25 @@ function project(config: BackupConfig): Record<keyof BackupDiff['changes'], Comp
         token.createdAt,
       ]),
     })),
-    // Setting keys are the names; only stored keys take part (an unstored key is "the default").
-    settings: Object.entries(config.settings).map(([key, value]) => ({
-      name: key,
-      fingerprint: JSON.stringify(value),
-    })),
+    // Settings are compared apart (settingChanges): a setting always exists.
+    settings: [],
   };
+}
+
+/** What the gateway runs with: every key, the stored value or else the default (SPEC §14). */
+const effectiveSettings = (config: BackupConfig): Settings => ({ ...defaultSettings(), ...config.settings });
+
+/**
+ * Every setting whose effective value would change, by key (alphabetical). A key missing from a
+ * backup is not "removed" but back to its default, and storing a default changes nothing.
+ */
+export function diffSettings(current: BackupConfig, next: BackupConfig): SettingChange[] {
+  const before = effectiveSettings(current);
+  const after = effectiveSettings(next);
+  return (Object.keys(after) as (keyof Settings)[])
+    .filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]))
+    .sort()
+    .map((key) => ({ key, from: before[key], to: after[key] }));
 }
 
 export function diffConfigurations(current: BackupConfig, next: BackupConfig): BackupDiff['changes'] {
@@ -99,7 +113,7 @@ export function diffConfigurations(current: BackupConfig, next: BackupConfig): B
     users: compare(before.users, after.users),
     externalUsers: compare(before.externalUsers, after.externalUsers),
     accessTokens: compare(before.accessTokens, after.accessTokens),
-    settings: compare(before.settings, after.settings),
+    settings: { added: [], changed: diffSettings(current, next).map((change) => change.key), removed: [] },
   };
 }
 

@@ -9,7 +9,7 @@ import { VERSION } from '../../version';
 import type { ServiceDeps } from '../service-deps';
 import { replaceConfiguration } from './apply';
 import { decryptBackup, encryptBackup } from './crypto';
-import { diffConfigurations, summarize } from './diff';
+import { diffConfigurations, diffSettings, summarize } from './diff';
 import {
   BACKUP_FORMAT,
   BACKUP_VERSION,
@@ -140,7 +140,14 @@ export function createBackupService(deps: ServiceDeps, tls?: BackupTlsPort) {
       const next = validateConfig(untrusted);
       const tlsPair = readBackupTls(parsed);
 
-      if (dryRun) return { dryRun: true, changes: diffConfigurations(await readConsistently(), next) };
+      if (dryRun) {
+        const current = await readConsistently();
+        return {
+          dryRun: true,
+          changes: diffConfigurations(current, next),
+          settingChanges: diffSettings(current, next),
+        };
+      }
 
       const changes = await db.knex.transaction(async (trx) => {
         await backupRepo.lockConfiguration(trx, db.kind);

@@ -224,6 +224,13 @@ const typeCases: Case[] = [
     mutate: (e) => (e.transformationID = 'T1'),
     path: '/transformationID',
   },
+  {
+    // GS1 allows persistentDisposition on Object and Transformation events only.
+    name: 'persistentDisposition on an AggregationEvent',
+    fixture: AGGREGATION,
+    mutate: (e) => (e.persistentDisposition = { set: ['completeness_verified'] }),
+    path: '/persistentDisposition',
+  },
 ];
 
 describe.each([
@@ -294,11 +301,6 @@ const acceptedCases: Omit<Case, 'path'>[] = [
       delete e.inputQuantityList;
       e.transformationID = 'urn:epc:id:gdti:0614141.12345.400';
     },
-  },
-  {
-    name: 'persistentDisposition on an AggregationEvent',
-    fixture: AGGREGATION,
-    mutate: (e) => (e.persistentDisposition = { set: ['completeness_verified'] }),
   },
 ];
 
