@@ -214,9 +214,23 @@ describe('backup contents validation (SPEC §3 on the whole configuration)', () 
       '/endpoints/0/routes/0/id',
       '/users/0/passwordHash',
       '/users/0/createdAt',
+      '/users',
       '/accessTokens/0/tokenHash',
       '/accessTokens/0/expiryDate',
     ]);
+  });
+
+  it('refuses a backup whose users hold no active admin (SPEC §14)', () => {
+    const c = config() as unknown as { users: Record<string, unknown>[] };
+    c.users[0].active = false;
+    expect(paths(c)).toEqual(['/users']);
+    c.users[0].active = true;
+    c.users[0].roles = [];
+    expect(paths(c)).toEqual(['/users']);
+    c.users[0].roles = ['ADMIN'];
+    expect(paths(c)).toEqual([]);
+    c.users = [];
+    expect(paths(c)).toEqual(['/users']);
   });
 
   it('checks settings with the settings rules and requires every list', () => {
