@@ -53,6 +53,28 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     expect(await page.evaluate('sessionStorage.length')).toBe(1);
   });
 
+  it('explains before saving that the last active admin keeps its role, and refuses its deletion', async () => {
+    const { page } = rig;
+    await goTo(page, 'Users');
+    const row = page.getByRole('row').filter({ hasText: 'admin' });
+    await row.getByRole('button', { name: 'Edit admin' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('is the only active administrator: it must keep the admin role').waitFor();
+    await dialog.getByLabel('Roles', { exact: true }).selectOption([]);
+    await dialog.getByRole('alert').filter({ hasText: 'cannot lose the admin role' }).waitFor();
+    expect(await dialog.getByRole('button', { name: 'Submit' }).isDisabled()).toBe(true);
+    await dialog.getByLabel('Roles', { exact: true }).selectOption(['admin']);
+    await dialog.getByLabel('Active', { exact: true }).uncheck();
+    await dialog.getByRole('alert').filter({ hasText: 'cannot be deactivated' }).waitFor();
+    await screenshot(page, '02-users-last-admin');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('alert').filter({ hasText: 'cannot be deleted' }).waitFor();
+    // One banner at a time: nothing else is announced beside it.
+    expect(await page.locator('.notice').count()).toBe(1);
+  });
+
   it('creates a role', async () => {
     const { page } = rig;
     await goTo(page, 'Roles');
@@ -174,7 +196,12 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await dialog.getByRole('button', { name: 'Copy' }).waitFor();
     await screenshot(page, '05-access-token-value');
 
-    await dialog.getByRole('button', { name: 'Done' }).click();
+    // A stray Esc (twice: Chromium closes a modal on a repeated Esc) keeps the one-time value.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await page.mouse.click(5, 5);
+    expect(await dialog.getByTestId('token-value').textContent()).toBe(tokenValue);
+    await dialog.getByRole('button', { name: 'I have saved it' }).click();
     await page.getByRole('cell', { name: /reader-1/ }).waitFor();
     for (const column of ['Token Name', 'Role', 'Created Date', 'Expiry Date', 'Expiry in days', 'Status']) {
       await page.getByRole('columnheader', { name: column, exact: true }).waitFor();
@@ -331,7 +358,7 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     const fresh = (await page.getByTestId('token-value').textContent()) ?? '';
     expect(fresh).toMatch(/^gwat_/);
     expect(fresh).not.toBe(tokenValue);
-    await page.getByRole('dialog').getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'I have saved it' }).click();
     const post = (authorization: string) =>
       fetch(`${gateway.base}/warehouse/docs`, {
         method: 'POST',
