@@ -107,7 +107,7 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Username', { exact: true }).fill('tech1');
     await dialog.getByLabel('Display Name', { exact: true }).fill('Site Technician');
-    await dialog.getByLabel('Roles', { exact: true }).selectOption(['ops']);
+    await dialog.getByRole('group', { name: 'Roles', exact: true }).getByRole('checkbox', { name: 'ops' }).check();
     await dialog.getByLabel('Password', { exact: true }).fill('short');
     await dialog.getByRole('button', { name: 'Submit' }).click();
     // The service's password rule is shown under the Password field.

@@ -60,10 +60,11 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await row.getByRole('button', { name: 'Edit admin' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByText('is the only active administrator: it must keep the admin role').waitFor();
-    await dialog.getByLabel('Roles', { exact: true }).selectOption([]);
+    const roles = dialog.getByRole('group', { name: 'Roles', exact: true });
+    await roles.getByRole('checkbox', { name: 'admin', exact: true }).uncheck();
     await dialog.getByRole('alert').filter({ hasText: 'cannot lose the admin role' }).waitFor();
     expect(await dialog.getByRole('button', { name: 'Submit' }).isDisabled()).toBe(true);
-    await dialog.getByLabel('Roles', { exact: true }).selectOption(['admin']);
+    await roles.getByRole('checkbox', { name: 'admin', exact: true }).check();
     await dialog.getByLabel('Active', { exact: true }).uncheck();
     await dialog.getByRole('alert').filter({ hasText: 'cannot be deactivated' }).waitFor();
     await screenshot(page, '02-users-last-admin');
@@ -104,7 +105,7 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     const authType = page.getByLabel('Auth Type', { exact: true });
     const payloadType = page.getByLabel('Payload Type', { exact: true });
     const asyncBox = page.getByLabel('Async', { exact: true });
-    const roles = page.getByLabel('Roles', { exact: true });
+    const roles = page.getByRole('group', { name: 'Roles', exact: true });
 
     // Route 1: tag reads from readers, Basic auth.
     await routeName.nth(0).fill('tags');
@@ -131,9 +132,10 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     expect(await payloadType.nth(1).inputValue()).toBe('GenericJson');
     expect(await page.getByLabel('EPCIS lenient', { exact: true }).count()).toBe(0);
     await authType.nth(1).selectOption('OAuth2');
-    // The Roles multi-select appears for the OAuth2 route only.
+    // The Roles picker (checkboxes, not a two-row multiple select) appears for the OAuth2 route only.
     expect(await roles.count()).toBe(1);
-    await roles.selectOption(['scanner']);
+    expect(await page.locator('select[multiple]').count()).toBe(0);
+    await roles.getByRole('checkbox', { name: 'scanner', exact: true }).check();
     await screenshot(page, '02-endpoint-editor');
 
     await page.getByRole('button', { name: 'Submit', exact: true }).click();
@@ -224,17 +226,12 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await dialog.getByLabel('Last Name', { exact: true }).fill('Reader');
     await dialog.getByLabel('Username', { exact: true }).fill('dockreader');
     await dialog.getByLabel('Password', { exact: true }).fill('reader-password-1');
-    const routes = dialog.getByLabel('Endpoint(s)', { exact: true });
-    const offered = await Promise.all(
-      (await routes.locator('option').all()).map((option) => option.getAttribute('value')),
-    );
-    expect(offered).toEqual(['tags']);
-    // Each option says just the route name, under its endpoint's group heading.
-    expect(await routes.locator('option').allTextContents()).toEqual(['tags']);
-    const group = routes.locator('optgroup');
-    expect(await group.getAttribute('label')).toBe('Warehouse (/warehouse)');
-    expect(await group.locator('option').count()).toBe(1);
-    await routes.selectOption(['tags']);
+    const routes = dialog.getByRole('group', { name: 'Endpoint(s)', exact: true });
+    // Each checkbox says just the route name, inside its endpoint's group.
+    expect(await routes.getByRole('checkbox').count()).toBe(1);
+    const group = routes.getByRole('group', { name: 'Warehouse (/warehouse)', exact: true });
+    expect(await group.getByRole('checkbox').count()).toBe(1);
+    await group.getByRole('checkbox', { name: 'tags', exact: true }).check();
     // The Active switch is a plain checkbox to assistive technology (and to tests).
     expect(await dialog.getByRole('checkbox', { name: 'Active', exact: true }).isChecked()).toBe(true);
     await screenshot(page, '07-external-user-dialog');
