@@ -372,4 +372,42 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     expect((await post(fresh)).status).toBe(401);
     expect(rig.problems).toEqual([]);
   });
+
+  it('copies full URLs from the dashboard and the route cards, and says when the stored port is not the live one', async () => {
+    const { page, gateway } = rig;
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    const clipboard = () => page.evaluate('navigator.clipboard.readText()');
+    const live = gateway.base; // http://127.0.0.1:<port>/GWENDPOINTAPI
+
+    await goTo(page, 'Dashboard');
+    await page.getByRole('button', { name: `Copy ${live}`, exact: true }).click();
+    expect(await clipboard()).toBe(live);
+
+    await goTo(page, 'Endpoints');
+    await page.getByRole('button', { name: 'Edit Warehouse' }).click();
+    const tagsUrl = `${live}/warehouse/tags`;
+    await page.getByRole('button', { name: `Copy ${tagsUrl}`, exact: true }).click();
+    expect(await clipboard()).toBe(tagsUrl);
+    await page
+      .getByRole('list', { name: 'Addresses of route docs' })
+      .getByRole('button', { name: `Copy ${live}/warehouse/docs`, exact: true })
+      .waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    // The test gateway listens on a free port, not the stored default.
+    await goTo(page, 'Settings');
+    const port = new URL(live).port;
+    await page
+      .getByRole('status')
+      .filter({ hasText: `listens on port ${port} now` })
+      .waitFor();
+    expect(await page.title()).toBe('Settings · Gateway');
+  });
+
+  it('names the login page “Sign in · Gateway”', async () => {
+    const { page } = rig;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    expect(await page.title()).toBe('Sign in · Gateway');
+  });
 });
