@@ -74,13 +74,13 @@ describe('web admin layout and accessibility at 390, 1280 and 1920 px', { timeou
       await page.setViewportSize({ width, height: 900 });
       for (const name of SCREENS) {
         await open(name);
-        const violations = (await page.evaluate(
+        const violations = await page.evaluate<AxeViolation[]>(
           `${AXE_SOURCE}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-        )) as AxeViolation[];
+        );
         expect(violations, `${name} at ${width}`).toEqual([]);
-        const overflow = (await page.evaluate(
+        const overflow = await page.evaluate<number>(
           'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-        )) as number;
+        );
         expect(overflow, `${name} at ${width}: sideways scroll`).toBeLessThanOrEqual(0);
         await screenshot(page, `layout-${name.replace(/ /g, '-').toLowerCase()}-${width}`);
       }
