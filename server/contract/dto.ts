@@ -264,4 +264,6 @@ export type BackupResource = (typeof BACKUP_RESOURCES)[number];
 export interface BackupDiff {
   dryRun: boolean;
   changes: Record<BackupResource, { added: string[]; changed: string[]; removed: string[] }>;
+  /** Every setting whose effective value would change, old and new (SPEC §14). */
+  settingChanges?: { key: string; from: unknown; to: unknown }[];
 }

@@ -404,6 +404,44 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     expect(await page.title()).toBe('Settings · Gateway');
   });
 
+  it('shows a backup’s setting changes as old → new in people’s words under Changed', async () => {
+    const { page } = rig;
+    const none = { added: [], changed: [], removed: [] };
+    // The dry-run answer as SPEC §14 shapes it (settingChanges beside changes).
+    await page.route('**/_admin/api/backup/import', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          dryRun: true,
+          changes: {
+            endpoints: none,
+            roles: none,
+            users: none,
+            externalUsers: none,
+            accessTokens: none,
+            settings: { added: [], changed: ['retentionDays', 'tagDedupWindowMs'], removed: [] },
+          },
+          settingChanges: [
+            { key: 'retentionDays', from: 30, to: 7 },
+            { key: 'tagDedupWindowMs', from: 1000, to: 250 },
+          ],
+        }),
+      }),
+    );
+    await goTo(page, 'Backup');
+    await page
+      .getByLabel('Backup file', { exact: true })
+      .setInputFiles({ name: 'x.gwbackup', mimeType: 'application/octet-stream', buffer: Buffer.from('backup') });
+    await page.getByLabel('Import passphrase', { exact: true }).fill('backup-passphrase-1');
+    await page.getByRole('button', { name: 'Preview changes' }).click();
+    const settingsRow = page.getByRole('row', { name: /^Settings/ });
+    await settingsRow.getByText('Retention (days): 30 → 7').waitFor();
+    await settingsRow.getByText('Tag dedup window (ms): 1000 → 250').waitFor();
+    expect(await settingsRow.textContent()).not.toContain('tagDedupWindowMs');
+    await page.unroute('**/_admin/api/backup/import');
+  });
+
   it('names the login page “Sign in · Gateway”', async () => {
     const { page } = rig;
     await page.getByRole('button', { name: 'Sign out' }).click();
