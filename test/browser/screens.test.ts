@@ -149,6 +149,10 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     await page.getByRole('button', { name: 'Edit Gate' }).click();
     expect(await page.getByLabel('Endpoint Name', { exact: true }).inputValue()).toBe('Gate');
     await page.getByLabel('Auth Type', { exact: true }).selectOption('noauth');
+    // Said before saving: who loses the route, and that it opens to anyone.
+    const warning = page.locator('.notice.warning');
+    await warning.getByText('Route “gate-reads” is no longer basic: gateuser will lose it.').waitFor();
+    await warning.getByText('Route “gate-reads” will answer anyone').waitFor();
     await page.getByRole('button', { name: 'Submit', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'lost access' }).filter({ hasText: 'gateuser' }).waitFor();
     await screenshot(page, '20-endpoint-revoked-users');
@@ -157,6 +161,8 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete endpoint “Gate”?' });
     await confirm.waitFor();
+    // It names what stops answering.
+    await confirm.getByText('/GWENDPOINTAPI/gate/gate-reads stops answering at once').waitFor();
     await screenshot(page, '21-endpoint-delete-confirm');
     // Cancel keeps it; Delete removes it.
     await confirm.getByRole('button', { name: 'Cancel' }).click();
@@ -196,6 +202,15 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     const { page, gateway } = rig;
     await goTo(page, 'Backup');
     await page.getByLabel('Export passphrase', { exact: true }).fill('backup-passphrase-1');
+    // Typed twice: a mismatch is caught before anything is encrypted.
+    const repeat = page.getByLabel('Repeat passphrase', { exact: true });
+    await repeat.fill('backup-passphrase-2');
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    await page
+      .locator('#export-passphrase-repeat-error')
+      .filter({ hasText: 'Type the same passphrase again' })
+      .waitFor();
+    await repeat.fill('backup-passphrase-1');
     const downloading = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export', exact: true }).click();
     const download = await downloading;
