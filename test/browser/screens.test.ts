@@ -64,7 +64,15 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     expect(await retention.inputValue()).toBe('30');
     await retention.fill('45');
     await page.getByText('Saved value: 30').waitFor();
-    await page.getByText('1 unsaved change: retentionDays').waitFor();
+    await page.getByText('1 unsaved change: Retention (days)').waitFor();
+
+    // Leaving with an unsaved change asks first; Cancel stays with the draft.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Roles', exact: true }).click();
+    const leave = page.getByRole('dialog', { name: 'Leave without saving?' });
+    await leave.getByText('1 unsaved change: Retention (days).').waitFor();
+    await leave.getByRole('button', { name: 'Cancel' }).click();
+    expect(await retention.inputValue()).toBe('45');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Settings');
 
     const bcrypt = page.getByLabel('bcrypt cost', { exact: true });
     await bcrypt.fill('20');
