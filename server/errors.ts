@@ -31,6 +31,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   role_in_use: 409,
   role_builtin: 409,
   token_name_taken: 409,
+  last_admin: 409,
   backup_invalid: 400,
   backup_version_unsupported: 400,
   port_in_use: 500,

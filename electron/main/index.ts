@@ -151,7 +151,7 @@ function showState(state: ServerState): void {
     tray.setContextMenu(
       Menu.buildFromTemplate(
         trayMenuTemplate(state, {
-          copy: (url) => clipboard.writeText(url),
+          copy: (url) => copyText(url),
           showWindow,
           choosePort: () => void choosePort(),
           startAgain: () => void startServer(),
@@ -203,11 +203,16 @@ async function choosePort(): Promise<void> {
   }
 }
 
+/** Electron's clipboard writes asynchronously; a failed copy is logged, never an unhandled rejection. */
+function copyText(text: string): void {
+  clipboard.writeText(text).catch((error: unknown) => logger.warn('clipboard write failed', { error: String(error) }));
+}
+
 async function revealFirstAdmin(username: string, password: string): Promise<void> {
   // The password goes to the screen (and the clipboard on request) only, never to the log.
   logger.info('first start: created the admin user; its password is shown in a dialog', { username });
   const { response } = await ask(firstAdminDialog(username, password));
-  if (response === 0) clipboard.writeText(password);
+  if (response === 0) copyText(password);
 }
 
 async function offerRestart(port: number, host: string): Promise<void> {

@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   'role_in_use',
   'role_builtin',
   'token_name_taken',
+  'last_admin',
   // backups
   'backup_invalid',
   'backup_version_unsupported',

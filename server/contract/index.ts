@@ -1,3 +1,4 @@
 export * from './dto';
 export * from './errors';
 export * from './operations';
+export * from './admin-routes';

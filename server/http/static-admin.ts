@@ -1,6 +1,9 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
-import type { Middleware } from 'koa';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import type { Context, Middleware } from 'koa';
 import { PACKAGE_ROOT } from '../package-root';
 
 const TYPES: Record<string, string> = {
@@ -31,6 +34,42 @@ export const ADMIN_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** Text assets worth compressing; images and fonts are compressed already. */
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json']);
+
+type Encoding = 'br' | 'gzip';
+const ENCODERS: Record<Encoding, (data: Buffer) => Promise<Buffer>> = {
+  br: (data) =>
+    promisify(brotliCompress)(data, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+    }),
+  gzip: (data) => promisify(gzip)(data, { level: 9 }),
+};
+
+/**
+ * Each built file is compressed once per encoding (on zlib's thread pool) and kept, keyed by its
+ * modification time and size: a rebuild is noticed, and no request compresses from scratch.
+ */
+const compressed = new Map<string, { stamp: string; body: Promise<Buffer> }>();
+
+function compressedBody(file: string, encoding: Encoding, stamp: string): Promise<Buffer> {
+  const key = `${encoding} ${file}`;
+  const cached = compressed.get(key);
+  if (cached?.stamp === stamp) return cached.body;
+  const body = readFile(file).then(ENCODERS[encoding]);
+  // A failed compression is not kept: the next request tries again (and this one is sent plain).
+  body.catch(() => compressed.delete(key));
+  compressed.set(key, { stamp, body });
+  return body;
+}
+
+/** Brotli (smaller) when the client takes it, else gzip; none without an Accept-Encoding header. */
+function pickEncoding(ctx: Context): Encoding | null {
+  if (!ctx.get('Accept-Encoding')) return null;
+  if (ctx.acceptsEncodings('br') === 'br') return 'br';
+  return ctx.acceptsEncodings('gzip') === 'gzip' ? 'gzip' : null;
+}
+
 export const DEFAULT_RENDERER_DIR = join(PACKAGE_ROOT, 'out', 'renderer');
 
 /**
@@ -58,6 +97,17 @@ export function staticAdmin(root = DEFAULT_RENDERER_DIR): Middleware {
     ctx.type = TYPES[extname(file)] ?? 'application/octet-stream';
     // Hashed asset names may be cached for good; index.html must always be fresh.
     ctx.set('Cache-Control', file.endsWith('index.html') ? 'no-cache' : 'public, max-age=31536000, immutable');
+    ctx.vary('Accept-Encoding');
+    const stat = statSync(file);
+    const encoding = COMPRESSIBLE.has(extname(file)) ? pickEncoding(ctx) : null;
+    if (encoding) {
+      const body = await compressedBody(file, encoding, `${stat.mtimeMs}:${stat.size}`).catch(() => null);
+      if (body) {
+        ctx.set('Content-Encoding', encoding);
+        ctx.body = body;
+        return;
+      }
+    }
     ctx.body = createReadStream(file);
   };
 }

@@ -1,4 +1,4 @@
-import { bool, nameKey, num, type Queryable } from './db-types';
+import { bool, dialectOf, nameKey, num, type Queryable } from './db-types';
 
 export interface UserRecord {
   id: number;
@@ -78,6 +78,22 @@ export const usersRepo = {
   /** Whether any user (active or not) holds this role. */
   async anyWithRole(db: Queryable, roleId: number): Promise<boolean> {
     return (await db('user_roles').where('role_id', roleId).first('user_id')) !== undefined;
+  },
+
+  /**
+   * Ids of the active users holding the role named `roleName`. On PostgreSQL the rows are locked
+   * until the transaction ends, so two concurrent edits cannot each remove "the other" admin;
+   * SQLite has one writer and needs no lock.
+   */
+  async activeIdsWithRole(db: Queryable, roleName: string): Promise<number[]> {
+    const query = db('users')
+      .join('user_roles', 'user_roles.user_id', 'users.id')
+      .join('roles', 'roles.id', 'user_roles.role_id')
+      .where('roles.name_key', nameKey(roleName))
+      .andWhere('users.active', true)
+      .select('users.id');
+    if (dialectOf(db) === 'postgres') void query.forUpdate('users');
+    return ((await query) as { id: unknown }[]).map((row) => num(row.id));
   },
 
   async usernameTaken(db: Queryable, username: string, exceptId?: number): Promise<boolean> {

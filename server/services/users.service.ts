@@ -8,6 +8,7 @@ import { usersRepo, type UserRecord } from '../repositories/users.repo';
 import { hashPassword } from '../secrets';
 import { iso } from '../time';
 import { InputReader, readId } from '../validation';
+import { ADMIN_ROLE } from './roles.service';
 import type { ServiceDeps } from './service-deps';
 
 export const USERNAME = /^[A-Za-z0-9_]{1,64}$/;
@@ -53,6 +54,31 @@ async function resolveRoles(db: Queryable, names: string[]): Promise<number[]> {
   return [...new Set(names.map((name) => roles.get(nameKey(name))?.id ?? 0))];
 }
 
+const holdsAdmin = (roles: string[]) => roles.some((name) => nameKey(name) === ADMIN_ROLE);
+
+const lastAdmin = (username: string, what: string) =>
+  new AppError(
+    'last_admin',
+    `"${username}" is the last active administrator and cannot ${what}: give another active user the "${ADMIN_ROLE}" role first`,
+  );
+
+/**
+ * SPEC §14: the last active user holding `admin` keeps it, stays active and is not deleted, or
+ * nobody could sign in to the web admin again. `after` is null when the user is being deleted.
+ */
+async function keepAnAdmin(
+  trx: Queryable,
+  existing: UserRecord,
+  after: { active: boolean; roles: string[] } | null,
+): Promise<void> {
+  if (!existing.active || !holdsAdmin(existing.roles)) return;
+  if (after && after.active && holdsAdmin(after.roles)) return;
+  const admins = await usersRepo.activeIdsWithRole(trx, ADMIN_ROLE);
+  if (admins.some((id) => id !== existing.id)) return;
+  const what = !after ? 'be deleted' : !after.active ? 'be deactivated' : `lose the "${ADMIN_ROLE}" role`;
+  throw lastAdmin(existing.username, what);
+}
+
 export function createUsersService(deps: ServiceDeps) {
   const { db } = deps;
   const cost = () => deps.settings.current().bcryptCost;
@@ -95,6 +121,7 @@ export function createUsersService(deps: ServiceDeps) {
           const existing = await usersRepo.findById(trx, id);
           if (!existing) throw notFound('User');
           const roleIds = await resolveRoles(trx, user.roles);
+          await keepAnAdmin(trx, existing, user);
           if (await usersRepo.usernameTaken(trx, user.username, id)) throw usernameTaken(user.username);
           await usersRepo.update(trx, id, { ...user, roleIds, passwordHash });
           // A new password or a disabled account ends every session of that user at once.
@@ -123,6 +150,7 @@ export function createUsersService(deps: ServiceDeps) {
       await db.knex.transaction(async (trx) => {
         const existing = await usersRepo.findById(trx, id);
         if (!existing) throw notFound('User');
+        await keepAnAdmin(trx, existing, null);
         await usersRepo.delete(trx, id);
         await deps.audit.record(trx, context, 'delete', 'users', id, `Deleted user ${existing.username}`);
       });

@@ -76,7 +76,7 @@ describe('desktop transport (window.api)', { timeout: 120_000 }, () => {
     await page.getByLabel('Base Route Path', { exact: true }).fill('scanners');
     await page.getByLabel('Route Name', { exact: true }).fill('docs');
     await page.getByLabel('Auth Type', { exact: true }).selectOption('OAuth2');
-    await page.getByLabel('Roles', { exact: true }).selectOption(['scanner']);
+    await page.getByRole('group', { name: 'Roles', exact: true }).getByRole('checkbox', { name: 'scanner' }).check();
     await page.getByRole('button', { name: 'Submit', exact: true }).click();
 
     const routeName = page.getByLabel('Route Name', { exact: true });

@@ -64,7 +64,15 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     expect(await retention.inputValue()).toBe('30');
     await retention.fill('45');
     await page.getByText('Saved value: 30').waitFor();
-    await page.getByText('1 unsaved change: retentionDays').waitFor();
+    await page.getByText('1 unsaved change: Retention (days)').waitFor();
+
+    // Leaving with an unsaved change asks first; Cancel stays with the draft.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Roles', exact: true }).click();
+    const leave = page.getByRole('dialog', { name: 'Leave without saving?' });
+    await leave.getByText('1 unsaved change: Retention (days).').waitFor();
+    await leave.getByRole('button', { name: 'Cancel' }).click();
+    expect(await retention.inputValue()).toBe('45');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Settings');
 
     const bcrypt = page.getByLabel('bcrypt cost', { exact: true });
     await bcrypt.fill('20');
@@ -107,7 +115,7 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     const dialog = page.getByRole('dialog');
     await dialog.getByLabel('Username', { exact: true }).fill('tech1');
     await dialog.getByLabel('Display Name', { exact: true }).fill('Site Technician');
-    await dialog.getByLabel('Roles', { exact: true }).selectOption(['ops']);
+    await dialog.getByRole('group', { name: 'Roles', exact: true }).getByRole('checkbox', { name: 'ops' }).check();
     await dialog.getByLabel('Password', { exact: true }).fill('short');
     await dialog.getByRole('button', { name: 'Submit' }).click();
     // The service's password rule is shown under the Password field.
@@ -149,6 +157,10 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     await page.getByRole('button', { name: 'Edit Gate' }).click();
     expect(await page.getByLabel('Endpoint Name', { exact: true }).inputValue()).toBe('Gate');
     await page.getByLabel('Auth Type', { exact: true }).selectOption('noauth');
+    // Said before saving: who loses the route, and that it opens to anyone.
+    const warning = page.locator('.notice.warning');
+    await warning.getByText('Route “gate-reads” is no longer basic: gateuser will lose it.').waitFor();
+    await warning.getByText('Route “gate-reads” will answer anyone').waitFor();
     await page.getByRole('button', { name: 'Submit', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'lost access' }).filter({ hasText: 'gateuser' }).waitFor();
     await screenshot(page, '20-endpoint-revoked-users');
@@ -157,6 +169,8 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     const confirm = page.getByRole('dialog', { name: 'Delete endpoint “Gate”?' });
     await confirm.waitFor();
+    // It names what stops answering.
+    await confirm.getByText('/GWENDPOINTAPI/gate/gate-reads stops answering at once').waitFor();
     await screenshot(page, '21-endpoint-delete-confirm');
     // Cancel keeps it; Delete removes it.
     await confirm.getByRole('button', { name: 'Cancel' }).click();
@@ -196,6 +210,15 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     const { page, gateway } = rig;
     await goTo(page, 'Backup');
     await page.getByLabel('Export passphrase', { exact: true }).fill('backup-passphrase-1');
+    // Typed twice: a mismatch is caught before anything is encrypted.
+    const repeat = page.getByLabel('Repeat passphrase', { exact: true });
+    await repeat.fill('backup-passphrase-2');
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    await page
+      .locator('#export-passphrase-repeat-error')
+      .filter({ hasText: 'Type the same passphrase again' })
+      .waitFor();
+    await repeat.fill('backup-passphrase-1');
     const downloading = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export', exact: true }).click();
     const download = await downloading;

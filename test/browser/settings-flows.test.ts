@@ -53,6 +53,29 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     expect(await page.evaluate('sessionStorage.length')).toBe(1);
   });
 
+  it('explains before saving that the last active admin keeps its role, and refuses its deletion', async () => {
+    const { page } = rig;
+    await goTo(page, 'Users');
+    const row = page.getByRole('row').filter({ hasText: 'admin' });
+    await row.getByRole('button', { name: 'Edit admin' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('is the only active administrator: it must keep the admin role').waitFor();
+    const roles = dialog.getByRole('group', { name: 'Roles', exact: true });
+    await roles.getByRole('checkbox', { name: 'admin', exact: true }).uncheck();
+    await dialog.getByRole('alert').filter({ hasText: 'cannot lose the admin role' }).waitFor();
+    expect(await dialog.getByRole('button', { name: 'Submit' }).isDisabled()).toBe(true);
+    await roles.getByRole('checkbox', { name: 'admin', exact: true }).check();
+    await dialog.getByLabel('Active', { exact: true }).uncheck();
+    await dialog.getByRole('alert').filter({ hasText: 'cannot be deactivated' }).waitFor();
+    await screenshot(page, '02-users-last-admin');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('alert').filter({ hasText: 'cannot be deleted' }).waitFor();
+    // One banner at a time: nothing else is announced beside it.
+    expect(await page.locator('.notice').count()).toBe(1);
+  });
+
   it('creates a role', async () => {
     const { page } = rig;
     await goTo(page, 'Roles');
@@ -82,7 +105,7 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     const authType = page.getByLabel('Auth Type', { exact: true });
     const payloadType = page.getByLabel('Payload Type', { exact: true });
     const asyncBox = page.getByLabel('Async', { exact: true });
-    const roles = page.getByLabel('Roles', { exact: true });
+    const roles = page.getByRole('group', { name: 'Roles', exact: true });
 
     // Route 1: tag reads from readers, Basic auth.
     await routeName.nth(0).fill('tags');
@@ -109,9 +132,10 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     expect(await payloadType.nth(1).inputValue()).toBe('GenericJson');
     expect(await page.getByLabel('EPCIS lenient', { exact: true }).count()).toBe(0);
     await authType.nth(1).selectOption('OAuth2');
-    // The Roles multi-select appears for the OAuth2 route only.
+    // The Roles picker (checkboxes, not a two-row multiple select) appears for the OAuth2 route only.
     expect(await roles.count()).toBe(1);
-    await roles.selectOption(['scanner']);
+    expect(await page.locator('select[multiple]').count()).toBe(0);
+    await roles.getByRole('checkbox', { name: 'scanner', exact: true }).check();
     await screenshot(page, '02-endpoint-editor');
 
     await page.getByRole('button', { name: 'Submit', exact: true }).click();
@@ -174,7 +198,12 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await dialog.getByRole('button', { name: 'Copy' }).waitFor();
     await screenshot(page, '05-access-token-value');
 
-    await dialog.getByRole('button', { name: 'Done' }).click();
+    // A stray Esc (twice: Chromium closes a modal on a repeated Esc) keeps the one-time value.
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('Escape');
+    await page.mouse.click(5, 5);
+    expect(await dialog.getByTestId('token-value').textContent()).toBe(tokenValue);
+    await dialog.getByRole('button', { name: 'I have saved it' }).click();
     await page.getByRole('cell', { name: /reader-1/ }).waitFor();
     for (const column of ['Token Name', 'Role', 'Created Date', 'Expiry Date', 'Expiry in days', 'Status']) {
       await page.getByRole('columnheader', { name: column, exact: true }).waitFor();
@@ -197,17 +226,12 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await dialog.getByLabel('Last Name', { exact: true }).fill('Reader');
     await dialog.getByLabel('Username', { exact: true }).fill('dockreader');
     await dialog.getByLabel('Password', { exact: true }).fill('reader-password-1');
-    const routes = dialog.getByLabel('Endpoint(s)', { exact: true });
-    const offered = await Promise.all(
-      (await routes.locator('option').all()).map((option) => option.getAttribute('value')),
-    );
-    expect(offered).toEqual(['tags']);
-    // Each option says just the route name, under its endpoint's group heading.
-    expect(await routes.locator('option').allTextContents()).toEqual(['tags']);
-    const group = routes.locator('optgroup');
-    expect(await group.getAttribute('label')).toBe('Warehouse (/warehouse)');
-    expect(await group.locator('option').count()).toBe(1);
-    await routes.selectOption(['tags']);
+    const routes = dialog.getByRole('group', { name: 'Endpoint(s)', exact: true });
+    // Each checkbox says just the route name, inside its endpoint's group.
+    expect(await routes.getByRole('checkbox').count()).toBe(1);
+    const group = routes.getByRole('group', { name: 'Warehouse (/warehouse)', exact: true });
+    expect(await group.getByRole('checkbox').count()).toBe(1);
+    await group.getByRole('checkbox', { name: 'tags', exact: true }).check();
     // The Active switch is a plain checkbox to assistive technology (and to tests).
     expect(await dialog.getByRole('checkbox', { name: 'Active', exact: true }).isChecked()).toBe(true);
     await screenshot(page, '07-external-user-dialog');
@@ -331,7 +355,7 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     const fresh = (await page.getByTestId('token-value').textContent()) ?? '';
     expect(fresh).toMatch(/^gwat_/);
     expect(fresh).not.toBe(tokenValue);
-    await page.getByRole('dialog').getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'I have saved it' }).click();
     const post = (authorization: string) =>
       fetch(`${gateway.base}/warehouse/docs`, {
         method: 'POST',
@@ -347,5 +371,81 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     await page.getByText('No access tokens yet').waitFor();
     expect((await post(fresh)).status).toBe(401);
     expect(rig.problems).toEqual([]);
+  });
+
+  it('copies full URLs from the dashboard and the route cards, and says when the stored port is not the live one', async () => {
+    const { page, gateway } = rig;
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+    const clipboard = () => page.evaluate('navigator.clipboard.readText()');
+    const live = gateway.base; // http://127.0.0.1:<port>/GWENDPOINTAPI
+
+    await goTo(page, 'Dashboard');
+    await page.getByRole('button', { name: `Copy ${live}`, exact: true }).click();
+    expect(await clipboard()).toBe(live);
+
+    await goTo(page, 'Endpoints');
+    await page.getByRole('button', { name: 'Edit Warehouse' }).click();
+    const tagsUrl = `${live}/warehouse/tags`;
+    await page.getByRole('button', { name: `Copy ${tagsUrl}`, exact: true }).click();
+    expect(await clipboard()).toBe(tagsUrl);
+    await page
+      .getByRole('list', { name: 'Addresses of route docs' })
+      .getByRole('button', { name: `Copy ${live}/warehouse/docs`, exact: true })
+      .waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    // The test gateway listens on a free port, not the stored default.
+    await goTo(page, 'Settings');
+    const port = new URL(live).port;
+    await page
+      .getByRole('status')
+      .filter({ hasText: `listens on port ${port} now` })
+      .waitFor();
+    expect(await page.title()).toBe('Settings · Gateway');
+  });
+
+  it('shows a backup’s setting changes as old → new in people’s words under Changed', async () => {
+    const { page } = rig;
+    const none = { added: [], changed: [], removed: [] };
+    // The dry-run answer as SPEC §14 shapes it (settingChanges beside changes).
+    await page.route('**/_admin/api/backup/import', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          dryRun: true,
+          changes: {
+            endpoints: none,
+            roles: none,
+            users: none,
+            externalUsers: none,
+            accessTokens: none,
+            settings: { added: [], changed: ['retentionDays', 'tagDedupWindowMs'], removed: [] },
+          },
+          settingChanges: [
+            { key: 'retentionDays', from: 30, to: 7 },
+            { key: 'tagDedupWindowMs', from: 1000, to: 250 },
+          ],
+        }),
+      }),
+    );
+    await goTo(page, 'Backup');
+    await page
+      .getByLabel('Backup file', { exact: true })
+      .setInputFiles({ name: 'x.gwbackup', mimeType: 'application/octet-stream', buffer: Buffer.from('backup') });
+    await page.getByLabel('Import passphrase', { exact: true }).fill('backup-passphrase-1');
+    await page.getByRole('button', { name: 'Preview changes' }).click();
+    const settingsRow = page.getByRole('row', { name: /^Settings/ });
+    await settingsRow.getByText('Retention (days): 30 → 7').waitFor();
+    await settingsRow.getByText('Tag dedup window (ms): 1000 → 250').waitFor();
+    expect(await settingsRow.textContent()).not.toContain('tagDedupWindowMs');
+    await page.unroute('**/_admin/api/backup/import');
+  });
+
+  it('names the login page “Sign in · Gateway”', async () => {
+    const { page } = rig;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    expect(await page.title()).toBe('Sign in · Gateway');
   });
 });

@@ -131,6 +131,56 @@ describe('users', () => {
   });
 });
 
+describe('the last active admin (SPEC §14)', () => {
+  interface UserDto {
+    id: number;
+    username: string;
+    roles: string[];
+    active: boolean;
+  }
+  const activeAdmins = async () =>
+    ((await gw.admin('GET', '/users')).body as UserDto[]).filter((u) => u.active && u.roles.includes('admin'));
+
+  it('cannot lose the admin role, be deactivated or be deleted: 409 last_admin', async () => {
+    const admins = await activeAdmins();
+    expect(admins.map((u) => u.username)).toEqual(['admin']);
+    const id = admins[0].id;
+    for (const [method, body] of [
+      ['PUT', { username: 'admin', roles: [] }],
+      ['PUT', { username: 'admin', roles: ['admin'], active: false }],
+      ['DELETE', undefined],
+    ] as const) {
+      const res = await gw.admin(method, `/users/${id}`, body);
+      expect(res.status).toBe(409);
+      expect(res.body.code).toBe('last_admin');
+      expect(res.body.detail).toMatch(/last active administrator/);
+    }
+    expect(await activeAdmins()).toEqual(admins);
+    // Keeping the role (written in any case) and changing anything else is fine.
+    const kept = await gw.admin('PUT', `/users/${id}`, { username: 'admin', roles: ['ADMIN'], displayName: 'Boss' });
+    expect(kept.status).toBe(200);
+  });
+
+  it('lets an admin go once another active admin exists', async () => {
+    const admin = (await activeAdmins())[0];
+    const second = (
+      await gw.admin('POST', '/users', { username: 'deputy', password: 'deputy-pass-1', roles: ['admin'] })
+    ).body as UserDto;
+    // An inactive admin does not count: deactivating the deputy leaves "admin" the last one again.
+    expect(
+      (await gw.admin('PUT', `/users/${second.id}`, { username: 'deputy', roles: ['admin'], active: false })).status,
+    ).toBe(200);
+    expect((await gw.admin('PUT', `/users/${admin.id}`, { username: 'admin', roles: [] })).body.code).toBe(
+      'last_admin',
+    );
+    expect((await gw.admin('PUT', `/users/${second.id}`, { username: 'deputy', roles: ['admin'] })).status).toBe(200);
+    // Now either may step down, but not both.
+    expect((await gw.admin('PUT', `/users/${second.id}`, { username: 'deputy', roles: [] })).status).toBe(200);
+    expect((await gw.admin('DELETE', `/users/${admin.id}`)).body.code).toBe('last_admin');
+    expect((await gw.admin('DELETE', `/users/${second.id}`)).status).toBe(204);
+  });
+});
+
 describe('external users', () => {
   beforeAll(async () => {
     const res = await gw.admin('POST', '/endpoints', {

@@ -214,6 +214,7 @@ describe('backup contents validation (SPEC §3 on the whole configuration)', () 
       '/endpoints/0/routes/0/id',
       '/users/0/passwordHash',
       '/users/0/createdAt',
+      '/users',
       '/accessTokens/0/tokenHash',
       '/accessTokens/0/expiryDate',
     ]);
@@ -226,6 +227,19 @@ describe('backup contents validation (SPEC §3 on the whole configuration)', () 
     c.users[0].passwordHash = `$2b$15$${'a'.repeat(53)}`;
     c.externalUsers[0].passwordHash = `$2b$31$${'a'.repeat(53)}`;
     expect(paths(c)).toEqual(['/users/0/passwordHash', '/externalUsers/0/passwordHash']);
+  });
+
+  it('refuses a backup whose users hold no active admin (SPEC §14)', () => {
+    const c = config() as unknown as { users: Record<string, unknown>[] };
+    c.users[0].active = false;
+    expect(paths(c)).toEqual(['/users']);
+    c.users[0].active = true;
+    c.users[0].roles = [];
+    expect(paths(c)).toEqual(['/users']);
+    c.users[0].roles = ['ADMIN'];
+    expect(paths(c)).toEqual([]);
+    c.users = [];
+    expect(paths(c)).toEqual(['/users']);
   });
 
   it('checks settings with the settings rules and requires every list', () => {

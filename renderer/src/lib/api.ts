@@ -4,8 +4,9 @@
  * login: the window itself is trusted). Served as the web admin, the same screens call the HTTP
  * admin API with a bearer token obtained from the login screen.
  *
- * Only types come from server/: the renderer never bundles server code.
+ * Only types and plain data come from server/contract: the renderer never bundles server code.
  */
+import { ADMIN_HTTP_ROUTES, type AdminHttpRoute } from '../../../server/contract/admin-routes';
 import type { ErrorCode, ErrorData, FieldError, RoleReference } from '../../../server/contract/errors';
 import type { GatewayApi, IpcBridge, IpcResult, OperationName } from '../../../server/contract/operations';
 
@@ -31,66 +32,8 @@ export class ApiError extends Error {
   }
 }
 
-type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
-interface HttpRoute {
-  method: HttpMethod;
-  /** Path under /GWENDPOINTAPI/_admin/api; `:id` is taken from the input. */
-  path: string;
-}
-
-/**
- * The admin API's method/path per operation, mirrored from server/http/routes/admin.routes.ts
- * (which the renderer must not import). `satisfies` makes a missing operation a type error.
- */
-const HTTP_ROUTES = {
-  listEndpoints: { method: 'GET', path: '/endpoints' },
-  getEndpoint: { method: 'GET', path: '/endpoints/:id' },
-  createEndpoint: { method: 'POST', path: '/endpoints' },
-  updateEndpoint: { method: 'PUT', path: '/endpoints/:id' },
-  deleteEndpoint: { method: 'DELETE', path: '/endpoints/:id' },
-
-  listRoles: { method: 'GET', path: '/roles' },
-  getRole: { method: 'GET', path: '/roles/:id' },
-  createRole: { method: 'POST', path: '/roles' },
-  updateRole: { method: 'PUT', path: '/roles/:id' },
-  deleteRole: { method: 'DELETE', path: '/roles/:id' },
-
-  listUsers: { method: 'GET', path: '/users' },
-  getUser: { method: 'GET', path: '/users/:id' },
-  createUser: { method: 'POST', path: '/users' },
-  updateUser: { method: 'PUT', path: '/users/:id' },
-  deleteUser: { method: 'DELETE', path: '/users/:id' },
-
-  listExternalUsers: { method: 'GET', path: '/external-users' },
-  getExternalUser: { method: 'GET', path: '/external-users/:id' },
-  createExternalUser: { method: 'POST', path: '/external-users' },
-  updateExternalUser: { method: 'PUT', path: '/external-users/:id' },
-  deleteExternalUser: { method: 'DELETE', path: '/external-users/:id' },
-
-  listAccessTokens: { method: 'GET', path: '/access-tokens' },
-  getAccessToken: { method: 'GET', path: '/access-tokens/:id' },
-  createAccessToken: { method: 'POST', path: '/access-tokens' },
-  regenerateAccessToken: { method: 'POST', path: '/access-tokens/:id/regenerate' },
-  deleteAccessToken: { method: 'DELETE', path: '/access-tokens/:id' },
-
-  listEvents: { method: 'GET', path: '/events' },
-  getEvent: { method: 'GET', path: '/events/:id' },
-
-  getSettings: { method: 'GET', path: '/settings' },
-  updateSettings: { method: 'PUT', path: '/settings' },
-
-  getTls: { method: 'GET', path: '/tls' },
-  installTls: { method: 'PUT', path: '/tls' },
-  regenerateTls: { method: 'POST', path: '/tls/regenerate' },
-
-  listAudit: { method: 'GET', path: '/audit' },
-
-  exportBackup: { method: 'POST', path: '/backup/export' },
-  importBackup: { method: 'POST', path: '/backup/import' },
-
-  getStatus: { method: 'GET', path: '/status' },
-  getTraffic: { method: 'GET', path: '/status/traffic' },
-} as const satisfies Record<OperationName, HttpRoute>;
+// The admin API's method/path per operation: the server's own table (plain data, no server code).
+const HTTP_ROUTES: Record<OperationName, AdminHttpRoute> = ADMIN_HTTP_ROUTES;
 
 const OPERATIONS = Object.keys(HTTP_ROUTES) as OperationName[];
 
@@ -237,12 +180,12 @@ export async function blobToBase64(blob: Blob): Promise<string> {
 
 function httpApi(): GatewayApi {
   return apiFrom(async (name, input) => {
-    const route: HttpRoute = HTTP_ROUTES[name];
+    const route = HTTP_ROUTES[name];
     const id = (input as { id?: unknown } | undefined)?.id;
     const path = route.path.replace(':id', encodeURIComponent(String(id)));
     const hasBody = route.method === 'POST' || route.method === 'PUT';
     // List queries (events, audit) travel as query parameters; ids travel in the path.
-    const query = route.method === 'GET' && !route.path.includes(':id') ? queryString(input) : '';
+    const query = route.input === 'query' ? queryString(input) : '';
     const url = `${ADMIN_API}${path}${query}`;
     const token = getToken();
     const response = await send(url, {

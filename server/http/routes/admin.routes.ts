@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import { jsonBodyParser } from '../json-body-parser';
 import type { Context, Middleware } from 'koa';
+import { ADMIN_HTTP_ROUTES, type AdminHttpRoute } from '../../contract/admin-routes';
 import type { GatewayHandlers, OperationName } from '../../contract/operations';
 import { AppError } from '../../errors';
 
@@ -25,59 +26,18 @@ const query = (ctx: Context): unknown => ({ ...ctx.query });
 /** The input builders by name: the OpenAPI document tells from them where an operation's input comes from. */
 export const ADMIN_INPUTS = { body, id, idAndBody, query } as const;
 
-/**
- * The admin API (SPEC §6) as one table over the contract: `satisfies` makes a contract operation
- * without a route a compile error, and a route cannot name an operation that does not exist.
- */
-export const ADMIN_ROUTES = {
-  listEndpoints: { method: 'get', path: '/endpoints' },
-  getEndpoint: { method: 'get', path: '/endpoints/:id', input: id },
-  createEndpoint: { method: 'post', path: '/endpoints', status: 201, input: body },
-  updateEndpoint: { method: 'put', path: '/endpoints/:id', input: idAndBody },
-  deleteEndpoint: { method: 'delete', path: '/endpoints/:id', status: 204, input: id },
-
-  listRoles: { method: 'get', path: '/roles' },
-  getRole: { method: 'get', path: '/roles/:id', input: id },
-  createRole: { method: 'post', path: '/roles', status: 201, input: body },
-  updateRole: { method: 'put', path: '/roles/:id', input: idAndBody },
-  deleteRole: { method: 'delete', path: '/roles/:id', status: 204, input: id },
-
-  listUsers: { method: 'get', path: '/users' },
-  getUser: { method: 'get', path: '/users/:id', input: id },
-  createUser: { method: 'post', path: '/users', status: 201, input: body },
-  updateUser: { method: 'put', path: '/users/:id', input: idAndBody },
-  deleteUser: { method: 'delete', path: '/users/:id', status: 204, input: id },
-
-  listExternalUsers: { method: 'get', path: '/external-users' },
-  getExternalUser: { method: 'get', path: '/external-users/:id', input: id },
-  createExternalUser: { method: 'post', path: '/external-users', status: 201, input: body },
-  updateExternalUser: { method: 'put', path: '/external-users/:id', input: idAndBody },
-  deleteExternalUser: { method: 'delete', path: '/external-users/:id', status: 204, input: id },
-
-  listAccessTokens: { method: 'get', path: '/access-tokens' },
-  getAccessToken: { method: 'get', path: '/access-tokens/:id', input: id },
-  createAccessToken: { method: 'post', path: '/access-tokens', status: 201, input: body },
-  regenerateAccessToken: { method: 'post', path: '/access-tokens/:id/regenerate', input: id },
-  deleteAccessToken: { method: 'delete', path: '/access-tokens/:id', status: 204, input: id },
-
-  listEvents: { method: 'get', path: '/events', input: query },
-  getEvent: { method: 'get', path: '/events/:id', input: id },
-
-  getSettings: { method: 'get', path: '/settings' },
-  updateSettings: { method: 'put', path: '/settings', input: body },
-
-  getTls: { method: 'get', path: '/tls' },
-  installTls: { method: 'put', path: '/tls', input: body },
-  regenerateTls: { method: 'post', path: '/tls/regenerate' },
-
-  listAudit: { method: 'get', path: '/audit', input: query },
-
-  exportBackup: { method: 'post', path: '/backup/export', input: body },
-  importBackup: { method: 'post', path: '/backup/import', input: body },
-
-  getStatus: { method: 'get', path: '/status' },
-  getTraffic: { method: 'get', path: '/status/traffic' },
-} as const satisfies Record<OperationName, AdminRoute>;
+/** The contract's route table (server/contract/admin-routes.ts) with Koa's method names and input builders. */
+export const ADMIN_ROUTES = Object.fromEntries(
+  Object.entries(ADMIN_HTTP_ROUTES).map(([operation, route]: [string, AdminHttpRoute]) => [
+    operation,
+    {
+      method: route.method.toLowerCase() as Method,
+      path: route.path,
+      ...(route.status ? { status: route.status } : {}),
+      ...(route.input ? { input: ADMIN_INPUTS[route.input] } : {}),
+    },
+  ]),
+) as Record<OperationName, AdminRoute>;
 
 /** Routes whose answer is a file rather than JSON. */
 export const FILE_RESULTS = new Set<OperationName>(['exportBackup']);

@@ -190,7 +190,8 @@ export function validateConfig(input: unknown): BackupConfig {
   const users: BackupUser[] = [];
   const usernames = new UniqueNames(errors, 'Username');
   const userIds = new UniqueNames(errors, 'User id');
-  list('users').forEach((record, index) => {
+  const userRecords = list('users');
+  userRecords.forEach((record, index) => {
     const base = `/users/${index}`;
     // Passwords travel as hashes: the reader sees no `password` and checks the rest.
     const user = within(errors, base, () => readUser(record, false));
@@ -213,6 +214,15 @@ export function validateConfig(input: unknown): BackupConfig {
       createdAt: more.createdAt,
     });
   });
+
+  // SPEC §14: restoring must leave someone able to sign in to the web admin.
+  // Only judged when every user was readable: otherwise the unreadable one is reported instead.
+  const usersRead = Array.isArray(top.raw('users')) && users.length === userRecords.length;
+  if (usersRead && !users.some((u) => u.active && u.roles.some((n) => nameKey(n) === ADMIN_ROLE)))
+    errors.push({
+      path: '/users',
+      message: `No active user holds the "${ADMIN_ROLE}" role: nobody could sign in to the web admin`,
+    });
 
   const externalUsers: BackupExternalUser[] = [];
   const externalNames = new UniqueNames(errors, 'Username');
