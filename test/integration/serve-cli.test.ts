@@ -217,6 +217,11 @@ describe('gateway command line', { timeout: 120_000 }, () => {
     writeFileSync(passphraseFile, 'a long passphrase\n');
     const out = join(dir, 'config.gwbackup');
     expect(run(['migrate', '--data-dir', data]).status).toBe(0);
+    // A backup must hold an active admin to be restorable (SPEC §14).
+    const passwordFile = join(dir, 'backup-admin-pw.txt');
+    writeFileSync(passwordFile, 'admin-pass-12\n');
+    const admin = ['--username', 'root', '--password-file', passwordFile, '--role', 'admin', '--data-dir', data];
+    expect(run(['user', 'add', ...admin]).status).toBe(0);
     expect(
       run(['backup', 'export', '--out', out, '--passphrase-file', passphraseFile, '--data-dir', data]).stdout,
     ).toContain(`Wrote ${out}`);
