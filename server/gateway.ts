@@ -21,7 +21,9 @@ import { dataPlane } from './ingest/data-plane';
 import { GroupCommit, sumStats } from './ingest/group-commit';
 import { Idempotency } from './ingest/idempotency';
 import { LiveRoutes } from './ingest/route-table';
-import { QueueDepth, Worker } from './ingest/worker';
+import { IngestLoad } from './ingest/ingest-load';
+import { QueueDepth } from './ingest/queue-depth';
+import { Worker } from './ingest/worker';
 import { Housekeeping } from './ingest/housekeeping';
 import { createAccessTokensService } from './services/access-tokens.service';
 import { createAuditService } from './services/audit.service';
@@ -113,16 +115,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
 
   // Data plane: live routes, group commit, the queue and its worker.
   const routes = new LiveRoutes(db, changes);
-  const commit = new GroupCommit(db);
+  const depth = new QueueDepth();
+  const load = new IngestLoad(depth, () => settings.current().maxQueueDepth);
+  const commit = new GroupCommit(db, load.flush);
   // SQLite has one writer, so every write shares one group commit. PostgreSQL runs transactions
   // side by side: acknowledgements get a group commit of their own there, so a 202 never waits
   // behind the worker's (or a sync request's) processing flush.
-  const acks = db.kind === 'postgres' ? new GroupCommit(db) : commit;
+  const acks = db.kind === 'postgres' ? new GroupCommit(db, load.flush) : commit;
   const lanes = acks === commit ? [commit] : [commit, acks];
   const commitStats = () => sumStats(...lanes.map((lane) => lane.stats));
   const ingestCounters = new IngestCounters();
-  const pipeline = new CountingPipeline(ingestCounters, { work: commit, acks }, () => settings.current(), now);
-  const depth = new QueueDepth();
+  const pipeline = new CountingPipeline(ingestCounters, { work: commit, acks }, load, () => settings.current(), now);
   const idempotency = new Idempotency(db, now);
   const instanceId = randomUUID();
   const worker = new Worker({
@@ -130,6 +133,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     db,
     pipeline,
     depth,
+    load,
     logger,
     now,
     lenientFor: (routeId) => {
@@ -217,7 +221,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       settings,
       pipeline,
       idempotency,
-      depth,
+      load,
       worker,
       logger,
       now,
@@ -225,7 +229,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     async health() {
       const report = await writeHealth({
         lanes,
-        queue: { depth: () => depth.current, limit: () => settings.current().maxQueueDepth },
+        queue: { depth: () => depth.current, limit: () => load.queueBound() },
         dataDir: db.kind === 'sqlite' && options.database.kind === 'sqlite' ? dirname(options.database.filename) : null,
         probe: () => db.knex.raw('select 1'),
       });

@@ -13,10 +13,9 @@ interface Entry<I, O> {
 }
 
 /**
- * Turns single-event work into one group-commit job per flush. Each `GroupCommit.run` job costs a
- * savepoint and its own statements (measured: ~0.5 ms for the savepoint alone, then ~0.2–0.4 ms
- * per statement, all serialized on SQLite's one connection), so N requests doing the same kind of
- * work as N jobs made the flush, and every 202/200 waiting on it, N times longer. Here the items
+ * Turns single-event work into one group-commit job per flush. Each job costs a savepoint (or a
+ * script of its own) and its own statements, all serialized on SQLite's one connection, so N
+ * requests doing the same kind of work as N jobs made the flush, and every 202/200 waiting on it, N times longer. Here the items
  * that arrive while a flush is committing join one job, which does them with set-based
  * statements (`many`) under a single savepoint.
  *
@@ -37,12 +36,7 @@ export class CommitBatcher<I, O, Tx> {
        * Items per job. The rest waits for the next flush: this bounds how much one flush (and
        * so every acknowledgement riding on it) can be delayed by this kind of work.
        */
-      maxPerFlush: number | (() => number);
-      /**
-       * How long to hold the next job back (0: queue it at once). Lets background work give the
-       * flushes to requests that are waiting on them; see `Pipeline`.
-       */
-      pace?: () => number;
+      maxPerFlush: number;
     },
   ) {}
 
@@ -65,16 +59,13 @@ export class CommitBatcher<I, O, Tx> {
   private schedule(): void {
     if (this.queued || this.pending.length === 0) return;
     this.queued = true;
-    const wait = this.work.pace?.() ?? 0;
-    if (wait > 0) setTimeout(() => this.queueJob(), wait);
-    else this.queueJob();
+    this.queueJob();
   }
 
   private queueJob(): void {
     let taken: Entry<I, O>[] | null = null;
     const take = (): Entry<I, O>[] => {
-      const max = this.work.maxPerFlush;
-      const entries = this.pending.splice(0, typeof max === 'number' ? max : max());
+      const entries = this.pending.splice(0, this.work.maxPerFlush);
       this.queued = false;
       // Anything left over is queued now, which puts it in the next flush, not this one.
       this.schedule();

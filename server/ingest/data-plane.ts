@@ -23,7 +23,8 @@ import type { Pipeline } from './pipeline';
 import { closeIfBodyPending, isJsonContentType, readBody } from './request-body';
 import { routeKey, type LiveRoute, type LiveRoutes } from './route-table';
 import { readSnapshotQuery } from './snapshot-query';
-import type { QueueDepth, Worker } from './worker';
+import type { IngestLoad } from './ingest-load';
+import type { Worker } from './worker';
 
 export interface DataPlaneDeps {
   db: Db;
@@ -33,7 +34,8 @@ export interface DataPlaneDeps {
   settings: SettingsService;
   pipeline: Pipeline;
   idempotency: Idempotency;
-  depth: QueueDepth;
+  /** The load policy: whether the queue takes one more event right now. */
+  load: IngestLoad;
   worker: Worker;
   logger: Logger;
   now: () => number;
@@ -190,8 +192,11 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
       return deps.pipeline
         .processNow(submission)
         .catch((error: unknown) => Promise.reject(unavailable(error, deps.logger)));
-    if (!deps.depth.tryReserve(settings.maxQueueDepth)) {
-      throw new AppError('overloaded', 'The queue is full; retry later', { headers: { 'Retry-After': '5' } });
+    const admission = deps.load.admitQueued();
+    if (!admission.admitted) {
+      throw new AppError('overloaded', 'The queue is full; retry later', {
+        headers: { 'Retry-After': String(admission.retryAfterSeconds) },
+      });
     }
     const answer: Answer = {
       status: 202,
@@ -201,7 +206,7 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
     try {
       await deps.pipeline.enqueue(submission, answer);
     } catch (error) {
-      deps.depth.release();
+      deps.load.released();
       throw unavailable(error, deps.logger);
     }
     deps.worker.notify();

@@ -7,6 +7,7 @@ import { WriteBatch } from '../db/write-batch';
 import { WRITER_QUEUE_WAIT_MS, WriterUnreachableError } from '../db/writer-limits';
 import { eventWrites, type EventInsert } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
+import { FLUSH_LIMITS, type FlushLimits } from './ingest-load';
 
 interface Waiter {
   resolve(value: unknown): void;
@@ -29,9 +30,6 @@ interface Sent {
   ok: boolean;
   answer(): void;
 }
-
-/** At most this many flushes follow each other on SQLite's writer without a break (see `GroupCommit.chain`). */
-const MAX_CHAINED_FLUSHES = 32;
 
 /** Adds the event rows of insert jobs, and the idempotency keys of those that carry one. */
 function addRows(writes: WriteBatch, inserts: InsertJob[]): void {
@@ -118,7 +116,7 @@ export class GroupCommit {
 
   constructor(
     private readonly db: Db,
-    private readonly maxBatch = 1000,
+    private readonly limits: FlushLimits = FLUSH_LIMITS,
     private readonly reachMs = WRITER_QUEUE_WAIT_MS,
   ) {}
 
@@ -210,7 +208,7 @@ export class GroupCommit {
 
   private startFlush(): void {
     if (this.pending.length === 0) return;
-    const batch = this.pending.splice(0, this.maxBatch);
+    const batch = this.pending.splice(0, this.limits.jobs);
     this.state.flushingSince = Date.now();
     this.flushing = this.flush(batch).finally(() => {
       this.flushing = null;
@@ -245,17 +243,14 @@ export class GroupCommit {
    * same kind alone are waiting, the next batch goes to SQLite on the same connection *before*
    * the committed batch's waiters are answered. SQLite's thread then works on batch k+1 while the
    * main thread writes batch k's responses; unchained, it idled until those responses were
-   * written and the pool had lent the connection out again (~1.4 ms of a ~4 ms cycle), while the
-   * main thread idled in turn as the batch ran. A store batch first runs its jobs up to their
-   * first read, so the answers wait until that read is on its way (`nextTrip`). Measured
-   * (`npm run bench`, interleaved A/B pairs): async noauth +5 %, +26 %, +9 % req/s; sync
-   * UHFTagRead, chaining store batches too, +0 %, +15 %, +23 %, −4 % (the server's main thread
-   * busy 82 % of the time instead of 79 %).
+   * written and the pool had lent the connection out again, while the main thread idled in turn
+   * as the batch ran. A store batch first runs its jobs up to their first read, so the answers
+   * wait until that read is on its way (`nextTrip`). Figures: docs/decisions.md.
    *
    * The chain ends, and the connection goes back to the pool, as soon as anything else waits:
    * a job of another kind among the next jobs (the next flush takes it, as before), anyone
    * waiting for the writer's pool (an admin write, the worker's claim), or after
-   * MAX_CHAINED_FLUSHES; and after a batch that failed.
+   * `limits.chained` flushes; and after a batch that failed.
    */
   private async chain<J extends Job>(
     first: J[],
@@ -268,7 +263,7 @@ export class GroupCommit {
         let sent = send(connection, first);
         for (let flushes = 1; ; flushes++) {
           const done = await sent;
-          const next = done.ok && flushes < MAX_CHAINED_FLUSHES ? this.takeNext(isKind) : null;
+          const next = done.ok && flushes < this.limits.chained ? this.takeNext(isKind) : null;
           if (next) {
             const onItsWay = nextTrip(connection);
             sent = send(connection, next);
@@ -290,7 +285,7 @@ export class GroupCommit {
   /** The next batch to chain: jobs of one kind only, and nobody else waiting for the connection. */
   private takeNext<J extends Job>(isKind: (job: Job) => job is J): J[] | null {
     if (this.pending.length === 0 || poolHasWaiters(this.db.knex)) return null;
-    const head = this.pending.slice(0, this.maxBatch);
+    const head = this.pending.slice(0, this.limits.jobs);
     const jobs = head.filter(isKind);
     if (jobs.length !== head.length) return null;
     this.pending.splice(0, jobs.length);

@@ -15,18 +15,24 @@ import type { EventOutcome } from '../repositories/events.repo';
 const CHUNK = 100;
 
 /**
- * Of these events, the ids whose lease `owner` still holds while they are queued. Touching the
- * rows (as `confirmLease` does) keeps them locked on PostgreSQL until the commit.
+ * Of these events, the ids still queued and (on PostgreSQL) leased to `owner`, read through the
+ * batch's transaction. On PostgreSQL the rows are touched (as `confirmLease` does), which keeps
+ * them locked until the commit. On SQLite the worker claims without leases (`Worker.claim`): a
+ * plain read of the status is enough, and the script transaction's guard refuses the commit if
+ * another connection wrote meanwhile.
  */
-export async function confirmLeases(trx: Knex.Transaction, ids: string[], owner: string): Promise<Set<string>> {
+export async function confirmLeases(writes: WriteBatch, ids: string[], owner: string): Promise<Set<string>> {
   const held = new Set<string>();
   for (let start = 0; start < ids.length; start += CHUNK) {
-    const rows = await trx('events')
+    const queued = writes
+      .sql('events')
       .whereIn('id', ids.slice(start, start + CHUNK))
-      .where({ status: 'queued', lease_owner: owner })
-      .update({ lease_owner: owner })
-      .returning<{ id: string }[]>('id');
-    for (const row of rows) held.add(row.id);
+      .where({ status: 'queued' });
+    const query =
+      writes.dialect === 'sqlite'
+        ? queued.select('id')
+        : queued.where({ lease_owner: owner }).update({ lease_owner: owner }).returning('id');
+    for (const row of await writes.read<{ id: string }>(query)) held.add(row.id);
   }
   return held;
 }

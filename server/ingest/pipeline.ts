@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
 import type { Settings } from '../contract/dto';
-import { WriteBatch } from '../db/write-batch';
+import type { WriteBatch } from '../db/write-batch';
 import type { FieldError } from '../contract/errors';
 import type { EventMeta, EventProcessor, ProcessContext } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
@@ -12,6 +11,7 @@ import { storedIssues } from '../events/issues';
 import { rejectedAnswer, warningsOf, type Answer } from './answers';
 import { CommitBatcher, type ItemOutcome } from './batcher';
 import type { GroupCommit } from './group-commit';
+import type { IngestLoad } from './ingest-load';
 import { confirmLeases, setOutcomes } from './outcome-writes';
 
 export interface Submission {
@@ -92,25 +92,6 @@ function safeValidate(processor: EventProcessor<unknown>, json: unknown, context
   }
 }
 
-/** Sync requests wait on the flush anyway: all that arrived during one go in together. */
-const SYNC_PER_FLUSH = 1000;
-/**
- * The worker's share of the group commit. Processing a queued UHFTagRead event costs about as
- * much as acknowledging one (measured: ~0.2 ms of main-thread time each, plus its statements),
- * and while the worker's transaction holds the one connection, every 202 or 200 waits for it. So
- * while requests are arriving (one within FOREGROUND_WINDOW_MS), the worker claims and stores
- * small batches (QUEUED_PER_FLUSH_UNDER_LOAD) spaced WORKER_PACE_MS apart: each holds the
- * connection for a few milliseconds only, the queue absorbs the burst, and it is worked off in
- * large batches (QUEUED_PER_FLUSH) as soon as requests pause. Measured (`npm run bench`, async
- * noauth): batches of 100 under load held the connection ~45 ms each and put p99 at 66 ms; batches
- * of 50 brought it to ~30 ms. The pace still processes 200 events/s under load, so the queue
- * cannot starve; `maxQueueDepth` (503) stays the last resort.
- */
-const QUEUED_PER_FLUSH = 200;
-const QUEUED_PER_FLUSH_UNDER_LOAD = 50;
-const FOREGROUND_WINDOW_MS = 100;
-const WORKER_PACE_MS = 250;
-
 /**
  * Processing shared by the sync route handler and the async worker: validate (pure), then store
  * the event type's side effects and the event's outcome inside one group transaction, so an event
@@ -118,9 +99,7 @@ const WORKER_PACE_MS = 250;
  */
 export class Pipeline {
   private readonly syncBatches: CommitBatcher<SyncItem, Answer, WriteBatch>;
-  private readonly queuedBatches: CommitBatcher<QueuedItem, Processed, Knex.Transaction>;
-  /** When a request last went to the group commit (performance.now()). */
-  private foregroundAt = -Infinity;
+  private readonly queuedBatches: CommitBatcher<QueuedItem, Processed, WriteBatch>;
 
   private readonly acks: GroupCommit;
 
@@ -130,6 +109,7 @@ export class Pipeline {
    */
   constructor(
     commits: { work: GroupCommit; acks: GroupCommit },
+    load: IngestLoad,
     private readonly settings: () => Settings,
     private readonly now: () => number,
   ) {
@@ -137,23 +117,13 @@ export class Pipeline {
     this.acks = commits.acks;
     this.syncBatches = new CommitBatcher((work) => commit.store(work), {
       many: (writes, items) => this.storeNow(writes, items),
-      maxPerFlush: SYNC_PER_FLUSH,
+      maxPerFlush: load.syncPerFlush,
     });
-    this.queuedBatches = new CommitBatcher((work) => commit.run(work), {
-      many: (trx, items) => this.storeQueued(trx, items),
-      maxPerFlush: () => this.queuedBatchSize(),
-      pace: () => (this.underLoad() ? WORKER_PACE_MS : 0),
+    // The worker submits one claimed batch at a time, so a flush takes it whole.
+    this.queuedBatches = new CommitBatcher((work) => commit.store(work), {
+      many: (writes, items) => this.storeQueued(writes, items),
+      maxPerFlush: load.workerBatch,
     });
-  }
-
-  /** Requests arrived just now. Wall-clock time, not the injectable business clock: this is about load, not dates. */
-  private underLoad(): boolean {
-    return performance.now() - this.foregroundAt < FOREGROUND_WINDOW_MS;
-  }
-
-  /** How many queued events the worker should claim and store per transaction right now. */
-  queuedBatchSize(): number {
-    return this.underLoad() ? QUEUED_PER_FLUSH_UNDER_LOAD : QUEUED_PER_FLUSH;
   }
 
   processorFor(meta: EventMeta): EventProcessor<unknown> {
@@ -174,7 +144,6 @@ export class Pipeline {
 
   /** Sync POST: answers 200 with the result, or 422 keeping the rejected event. */
   async processNow(submission: Submission): Promise<Answer> {
-    this.foregroundAt = performance.now();
     const { meta, raw, json, epcisLenient } = submission;
     const { context, validation } = this.validate(meta, json, epcisLenient);
     if (!validation.ok) {
@@ -236,7 +205,6 @@ export class Pipeline {
 
   /** Async POST: the raw event is durably queued before the 202 is given. */
   async enqueue(submission: Submission, answer: Answer): Promise<void> {
-    this.foregroundAt = performance.now();
     const row = eventRow(submission.meta, submission.raw, {
       status: 'queued',
       processed_at: null,
@@ -276,18 +244,17 @@ export class Pipeline {
    * Queued events of one flush: only those whose lease this worker still holds are written (a
    * lost lease refuses that event alone); their side effects in bulk, then each one's outcome.
    */
-  private async storeQueued(trx: Knex.Transaction, items: QueuedItem[]): Promise<ItemOutcome<Processed>[]> {
+  private async storeQueued(writes: WriteBatch, items: QueuedItem[]): Promise<ItemOutcome<Processed>[]> {
     const held = new Set<string>();
     for (const owner of new Set(items.map((item) => item.owner))) {
       const ids = items.filter((item) => item.owner === owner).map((item) => item.row.id);
-      for (const id of await confirmLeases(trx, ids, owner)) held.add(id);
+      for (const id of await confirmLeases(writes, ids, owner)) held.add(id);
     }
     const valid = items.flatMap((item) =>
       held.has(item.row.id) && item.validation.ok && item.context
         ? [{ item, prepared: item.validation.value, warnings: item.validation.warnings, context: item.context }]
         : [],
     );
-    const writes = new WriteBatch(trx);
     const stored = await storeEvents(
       writes,
       valid.map((v) => ({ prepared: v.prepared, event: v.item.meta, context: v.context })),
@@ -328,7 +295,6 @@ export class Pipeline {
       return { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };
     });
     setOutcomes(writes, outcomesToWrite, processedAt);
-    await writes.send();
     return outcomes;
   }
 }

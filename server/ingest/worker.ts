@@ -2,7 +2,9 @@ import type { Db } from '../db';
 import { isStorageError } from '../db/unavailable';
 import type { Logger } from '../logger';
 import { eventWrites, eventsRepo, type EventRow } from '../repositories/events.repo';
+import type { IngestLoad } from './ingest-load';
 import { LeaseLost, type Pipeline } from './pipeline';
+import type { QueueDepth } from './queue-depth';
 
 const MAX_ATTEMPTS = 8;
 const IDLE_POLL_MS = 1000;
@@ -11,34 +13,6 @@ export const LEASE_MS = 15_000;
 
 /** 1 s, 2 s, 4 s … capped at a minute: transient storage trouble gets time to clear. */
 export const retryDelayMs = (attempt: number): number => Math.min(60_000, 1000 * 2 ** Math.max(0, attempt - 1));
-
-/**
- * Counts what is acknowledged (or being committed) and not yet final, so a full queue can be
- * refused with 503 before anything is written. Seeded from the database at start, kept exact
- * in memory afterwards, and re-read now and then as a safety net.
- */
-export class QueueDepth {
-  private value = 0;
-
-  get current(): number {
-    return this.value;
-  }
-
-  /** Reserves a slot if the queue has room; false means answer 503. */
-  tryReserve(limit: number): boolean {
-    if (this.value + 1 > limit) return false;
-    this.value += 1;
-    return true;
-  }
-
-  release(count = 1): void {
-    this.value = Math.max(0, this.value - count);
-  }
-
-  reset(value: number): void {
-    this.value = value;
-  }
-}
 
 /**
  * Processes queued events in the background: at-least-once (a crash before the commit leaves the
@@ -50,12 +24,16 @@ export class Worker {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private nudged = false;
+  /** Ends a `pause` early: only `stop` does, new work does not. */
+  private endPause: (() => void) | null = null;
 
   constructor(
     private readonly deps: {
       db: Db;
       pipeline: Pipeline;
       depth: QueueDepth;
+      /** The load policy: batch size, and the processing rate it measures from each batch. */
+      load: IngestLoad;
       logger: Logger;
       now: () => number;
       /** The route's current `epcisLenient` (routes can change between receive and processing). */
@@ -82,36 +60,50 @@ export class Worker {
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
+    this.endPause?.();
     await this.loop;
   }
 
   private async run(): Promise<void> {
     while (this.running) {
       let rows: EventRow[] = [];
-      // Small claims while requests are arriving: the claim holds the connection they wait on.
-      const limit = this.deps.pipeline.queuedBatchSize();
+      // Full batches back to back while work is queued, whatever else is arriving (IngestLoad).
+      const limit = this.deps.load.workerBatch;
+      const startedAt = performance.now();
       try {
         this.nudged = false;
-        rows = await eventWrites.claimDue(this.deps.db.knex, {
-          now: this.deps.now(),
-          limit,
-          owner: this.deps.owner,
-          leaseMs: LEASE_MS,
-          skipLocked: this.deps.db.kind === 'postgres',
-        });
+        rows = await this.claim(limit);
         // All of the batch goes to the group commit at once, so it shares transactions.
         await Promise.all(rows.map((row) => this.processOne(row)));
+        this.deps.load.recordBatch(rows.length, performance.now() - startedAt, rows.length === limit);
       } catch (error) {
         this.deps.logger.warn('worker pass failed', { error: error instanceof Error ? error.message : String(error) });
       }
-      if (rows.length < limit && !this.nudged && this.running) await this.idle();
+      if (rows.length < limit && this.running) {
+        if (!this.nudged) await this.idle();
+        // The queue ran dry: let the next batch gather rather than take each event as it lands.
+        await this.pause(this.deps.load.workerGatherMs);
+      }
     }
+  }
+
+  /**
+   * The next batch of due events. On PostgreSQL several instances share the queue, so each event
+   * is leased (a write, rows skipped when another instance holds them). On SQLite this process is
+   * the database's only writer and works one batch at a time, so reading the batch on a reader
+   * connection is the claim: the writer is spared a transaction (and a disk flush) per batch, and
+   * the batch's own transaction still confirms each event is queued before it is stored.
+   */
+  private claim(limit: number): Promise<EventRow[]> {
+    const { db, now, owner } = this.deps;
+    if (db.kind === 'sqlite') return eventsRepo.dueQueued(db.reads, { now: now(), limit });
+    return eventWrites.claimDue(db.knex, { now: now(), limit, owner, leaseMs: LEASE_MS, skipLocked: true });
   }
 
   private async processOne(row: EventRow): Promise<void> {
     try {
       await this.deps.pipeline.processQueued(row, this.deps.lenientFor(row.route_id), this.deps.owner);
-      this.deps.depth.release();
+      this.deps.load.released();
     } catch (error) {
       if (error instanceof LeaseLost) return;
       const attempts = row.attempts + 1;
@@ -125,7 +117,7 @@ export class Worker {
           errors: JSON.stringify([{ path: '', message: `The payload could not be processed: ${message}` }]),
           warnings: null,
         });
-        this.deps.depth.release();
+        this.deps.load.released();
       } else if (attempts >= MAX_ATTEMPTS) {
         await eventWrites.setOutcome(this.deps.db.knex, row.id, {
           status: 'failed',
@@ -134,13 +126,25 @@ export class Worker {
           errors: JSON.stringify([{ path: '', message: `Processing failed after ${attempts} attempts: ${message}` }]),
           warnings: null,
         });
-        this.deps.depth.release();
+        this.deps.load.released();
       } else {
         // Released with a later due time; the lease fields are cleared by scheduleRetry.
         await eventWrites.scheduleRetry(this.deps.db.knex, row.id, attempts, this.deps.now() + retryDelayMs(attempts));
       }
       this.deps.logger.warn('event processing failed', { eventId: row.id, attempts, error: message });
     }
+  }
+
+  private async pause(ms: number): Promise<void> {
+    if (!this.running || ms <= 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.endPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.endPause = null;
   }
 
   private async idle(): Promise<void> {

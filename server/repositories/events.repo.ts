@@ -85,6 +85,23 @@ export const eventsRepo = {
     return new Map(rows.map((row) => [Math.floor(num(row.minute)), num(row.n)]));
   },
 
+  /**
+   * The queued events due for processing and not leased to anyone, oldest first: a claim that
+   * writes nothing, for SQLite (see `Worker.claim`).
+   */
+  async dueQueued(db: Queryable, due: { now: number; limit: number }): Promise<EventRow[]> {
+    const rows = await db('events')
+      .select('*')
+      .where('status', 'queued')
+      .where('next_attempt_at', '<=', due.now)
+      .where((q) => {
+        void q.whereNull('lease_until').orWhere('lease_until', '<', due.now);
+      })
+      .orderBy('id')
+      .limit(due.limit);
+    return (rows as EventRow[]).map(normalizeEventRow);
+  },
+
   async countQueued(db: Queryable): Promise<number> {
     const row = (await db('events').where('status', 'queued').count({ n: '*' }).first()) as { n: unknown } | undefined;
     return num(row?.n ?? 0);
