@@ -21,6 +21,7 @@ import { dataPlane } from './ingest/data-plane';
 import { GroupCommit, sumStats } from './ingest/group-commit';
 import { Idempotency } from './ingest/idempotency';
 import { LiveRoutes } from './ingest/route-table';
+import { createWriter } from './db/writer';
 import { IngestLoad } from './ingest/ingest-load';
 import { QueueDepth } from './ingest/queue-depth';
 import { Worker } from './ingest/worker';
@@ -117,11 +118,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const routes = new LiveRoutes(db, changes);
   const depth = new QueueDepth();
   const load = new IngestLoad(depth, () => settings.current().maxQueueDepth);
-  const commit = new GroupCommit(db, load.flush);
+  const writer = createWriter(db);
+  const commit = new GroupCommit(writer, load.flush);
   // SQLite has one writer, so every write shares one group commit. PostgreSQL runs transactions
   // side by side: acknowledgements get a group commit of their own there, so a 202 never waits
   // behind the worker's (or a sync request's) processing flush.
-  const acks = db.kind === 'postgres' ? new GroupCommit(db, load.flush) : commit;
+  const acks = db.kind === 'postgres' ? new GroupCommit(writer, load.flush) : commit;
   const lanes = acks === commit ? [commit] : [commit, acks];
   const commitStats = () => sumStats(...lanes.map((lane) => lane.stats));
   const ingestCounters = new IngestCounters();

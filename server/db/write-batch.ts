@@ -21,7 +21,14 @@ export type WriteQuery = Knex.QueryBuilder | Knex.Raw;
 /** One row to insert: column → value. */
 export type WriteRow = Record<string, SqlValue>;
 
-export type Write = { query: WriteQuery } | { table: string; rows: readonly WriteRow[]; onConflict?: OnConflict };
+export type Write = { query: WriteQuery } | RowInsert;
+
+/** Rows for one table, inserted as one multi-row INSERT. */
+export interface RowInsert {
+  table: string;
+  rows: readonly WriteRow[];
+  onConflict?: OnConflict;
+}
 
 /** Rows per INSERT when the rows go through Knex: far below PostgreSQL's bound-variable limit. */
 const KNEX_INSERT_CHUNK = 200;

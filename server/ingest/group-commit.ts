@@ -1,12 +1,7 @@
-import type { Knex } from 'knex';
-import type { Db } from '../db';
-import { nextTrip, poolHasWaiters, withSqliteConnection, type SqliteConnection } from '../db/sqlite-exec';
-import { scriptTransactionOn } from '../db/sqlite-transaction';
+import type { RowInsert, WriteBatch } from '../db/write-batch';
 import { isDatabaseUnavailable } from '../db/unavailable';
-import { WriteBatch } from '../db/write-batch';
+import type { JobOutcome, SentTransaction, Writer, WriterSession } from '../db/writer';
 import { WRITER_QUEUE_WAIT_MS, WriterUnreachableError } from '../db/writer-limits';
-import { eventWrites, type EventInsert } from '../repositories/events.repo';
-import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
 import { FLUSH_LIMITS, type FlushLimits } from './ingest-load';
 
 interface Waiter {
@@ -16,52 +11,32 @@ interface Waiter {
   queuedAt?: number;
 }
 
-type InsertJob = { kind: 'insert'; row: EventInsert; idempotency?: IdempotencyInsert } & Waiter;
-type WorkJob = { kind: 'work'; run: (trx: Knex.Transaction) => Promise<unknown> } & Waiter;
+/**
+ * An acknowledgement adds rows only and commits ahead of the processing in its flush; a store
+ * job reads and writes through its batch.
+ */
+type AckJob = { kind: 'ack'; rows: readonly RowInsert[] } & Waiter;
 type StoreJob = { kind: 'store'; store: (writes: WriteBatch) => Promise<unknown> } & Waiter;
-type Job = InsertJob | WorkJob | StoreJob;
-type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+type Job = AckJob | StoreJob;
 
-const isInsert = (job: Job): job is InsertJob => job.kind === 'insert';
+const isAck = (job: Job): job is AckJob => job.kind === 'ack';
 const isStore = (job: Job): job is StoreJob => job.kind === 'store';
 
-/** A batch sent on a held connection, committed or failed: whether it committed, and how to tell its waiters. */
-interface Sent {
-  ok: boolean;
-  answer(): void;
+/** The acknowledgements of one transaction: each table's rows as one multi-row INSERT. */
+function addAcknowledgements(writes: WriteBatch, jobs: readonly AckJob[]): void {
+  const byTable = new Map<
+    string,
+    { table: string; rows: RowInsert['rows'][number][]; onConflict?: RowInsert['onConflict'] }
+  >();
+  for (const job of jobs)
+    for (const insert of job.rows) {
+      const key = `${insert.table}\u0000${JSON.stringify(insert.onConflict ?? null)}`;
+      const gathered = byTable.get(key);
+      if (gathered) gathered.rows.push(...insert.rows);
+      else byTable.set(key, { ...insert, rows: [...insert.rows] });
+    }
+  for (const { table, rows, onConflict } of byTable.values()) writes.insertRows(table, rows, onConflict);
 }
-
-/** Adds the event rows of insert jobs, and the idempotency keys of those that carry one. */
-function addRows(writes: WriteBatch, inserts: InsertJob[]): void {
-  eventWrites.insertMany(
-    writes,
-    inserts.map((job) => job.row),
-  );
-  idempotencyRepo.insertMany(
-    writes,
-    inserts.flatMap((job) => (job.idempotency ? [job.idempotency] : [])),
-  );
-}
-
-/** A commit's result, as a value: a chain awaits it without a rejection going unhandled meanwhile. */
-const settled = (commit: Promise<void>): Promise<{ error: unknown } | null> =>
-  commit.then(
-    () => null,
-    (error: unknown) => ({ error }),
-  );
-
-/** A store job as a Knex job (PostgreSQL): the batch on the job's transaction, sent at its end. */
-const asWorkJob = (job: StoreJob): WorkJob => ({
-  kind: 'work',
-  run: async (trx) => {
-    const writes = new WriteBatch(trx);
-    const value = await job.store(writes);
-    await writes.send();
-    return value;
-  },
-  resolve: (value) => job.resolve(value),
-  reject: (error) => job.reject(error),
-});
 
 /** The write path's last outcomes, recorded as they happen (for `/_health`). */
 export interface WriterState {
@@ -78,7 +53,7 @@ export interface WriterState {
 export interface CommitStats {
   /** Transactions committed. */
   flushes: number;
-  /** Event rows written by `insert` jobs. */
+  /** Acknowledgements committed (one event row each). */
   events: number;
   /** All jobs (inserts and work) that committed. */
   jobs: number;
@@ -98,6 +73,9 @@ export const sumStats = (...all: CommitStats[]): CommitStats => ({
  * for however many requests arrived meanwhile. Under light load a job waits for nothing but its
  * own commit; under heavy load the batches grow by themselves. A job's promise settles only after
  * the COMMIT has returned, which is what makes a 202 durable.
+ *
+ * It only gathers and answers: how a transaction runs on each database is the `Writer`'s, and
+ * what is written is the jobs'. How much a flush and a chain of flushes take is `IngestLoad`'s.
  */
 export class GroupCommit {
   private pending: Job[] = [];
@@ -115,7 +93,7 @@ export class GroupCommit {
   };
 
   constructor(
-    private readonly db: Db,
+    private readonly writer: Writer,
     private readonly limits: FlushLimits = FLUSH_LIMITS,
     private readonly reachMs = WRITER_QUEUE_WAIT_MS,
   ) {}
@@ -130,29 +108,21 @@ export class GroupCommit {
     return this.pending[0]?.queuedAt ?? null;
   }
 
-  /** Writes an event row (and its idempotency record); resolves once durably committed. */
-  insert(row: EventInsert, idempotency?: IdempotencyInsert): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.enqueue({ kind: 'insert', row, idempotency, resolve: () => resolve(), reject });
-    });
-  }
-
   /**
-   * Runs `work` inside the next group transaction, under a savepoint: if it throws, only its own
-   * writes roll back and only its promise rejects. Resolves with its result after the commit.
+   * Writes one acknowledgement's rows (an event row and its idempotency key, say); resolves once
+   * durably committed. The rows of all acknowledgements in a flush go in one INSERT per table,
+   * in a transaction of their own that commits before the flush's processing.
    */
-  run<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.enqueue({ kind: 'work', run: work, resolve: (value) => resolve(value as T), reject });
+  acknowledge(rows: readonly RowInsert[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.enqueue({ kind: 'ack', rows, resolve: () => resolve(), reject });
     });
   }
 
   /**
    * Runs `work` in the next group transaction with a `WriteBatch` to read through and add writes
-   * to; its writes are sent when it returns. Resolves with its result after the commit, and only
-   * its own promise rejects if it throws. On SQLite these jobs share a script transaction (see
-   * `SqliteScriptTransaction`: a flush of them is one trip plus one per read, where `run` costs
-   * seven for UHFTagRead); on PostgreSQL they are `run` jobs.
+   * to; its writes are sent when it returns. Resolves with its result after the commit. If it
+   * throws, it fails alone where the database allows (see `WriterSession.send`).
    */
   store<T>(work: (writes: WriteBatch) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -217,74 +187,66 @@ export class GroupCommit {
     });
   }
 
+  /** The acknowledgements commit first, in a transaction of their own: processing sharing the flush does not hold them back. */
   private async flush(batch: Job[]): Promise<void> {
-    const inserts = batch.filter(isInsert);
-    const works = batch.filter((job): job is WorkJob => job.kind === 'work');
+    const acks = batch.filter(isAck);
     const stores = batch.filter(isStore);
-    if (this.db.kind !== 'sqlite') works.push(...stores.map(asWorkJob));
-    // The acknowledgements commit first, in one trip of their own (one script: BEGIN, the rows,
-    // COMMIT): they are not held back by the processing that shares this flush.
-    if (this.db.kind === 'sqlite') {
-      if (inserts.length > 0) await this.chain(inserts, isInsert, (c, jobs) => this.sendAcknowledgements(c, jobs));
-      if (stores.length > 0) await this.chain(stores, isStore, (c, jobs) => this.sendStores(c, jobs));
-    } else if (inserts.length > 0) await this.commitAcknowledgements(inserts);
-    if (works.length > 0) await this.commitWithKnex(works);
-  }
-
-  /** Insert jobs alone, as a transaction of their own (PostgreSQL). */
-  private async commitAcknowledgements(inserts: InsertJob[]): Promise<void> {
-    const writes = new WriteBatch(this.db.knex);
-    addRows(writes, inserts);
-    this.answerAcknowledgements(inserts, await settled(writes.send()));
+    if (acks.length > 0)
+      await this.chain(acks, isAck, (session, jobs) =>
+        session.sendWrites((writes) => addAcknowledgements(writes, jobs)),
+      );
+    if (stores.length > 0)
+      await this.chain(stores, isStore, (session, jobs) => session.send(jobs.map((job) => job.store)));
   }
 
   /**
-   * Batches of one kind on SQLite's writer, chained: when a batch has committed and jobs of the
-   * same kind alone are waiting, the next batch goes to SQLite on the same connection *before*
-   * the committed batch's waiters are answered. SQLite's thread then works on batch k+1 while the
-   * main thread writes batch k's responses; unchained, it idled until those responses were
-   * written and the pool had lent the connection out again, while the main thread idled in turn
-   * as the batch ran. A store batch first runs its jobs up to their first read, so the answers
-   * wait until that read is on its way (`nextTrip`). Figures: docs/decisions.md.
+   * Batches of one kind on the held writer, chained: when a batch has committed and jobs of the
+   * same kind alone are waiting, the next batch goes to the database *before* the committed
+   * batch's waiters are answered. SQLite's thread then works on batch k+1 while the main thread
+   * writes batch k's responses; unchained, it idled until those responses were written and the
+   * pool had lent the connection out again, while the main thread idled in turn as the batch
+   * ran. A store batch first runs its jobs up to their first read, so the answers wait until that
+   * read is on its way (`nextTrip`). Figures: docs/decisions.md.
    *
-   * The chain ends, and the connection goes back to the pool, as soon as anything else waits:
-   * a job of another kind among the next jobs (the next flush takes it, as before), anyone
-   * waiting for the writer's pool (an admin write, the worker's claim), or after
-   * `limits.chained` flushes; and after a batch that failed.
+   * The chain ends, and the writer is given back, as soon as anything else waits: a job of
+   * another kind among the next jobs (the next flush takes it, as before), anyone waiting for the
+   * writer (an admin write), or after `limits.chained` flushes; and after a batch that failed.
+   * PostgreSQL holds nothing (`othersWaiting` is always true there), so it never chains.
    */
   private async chain<J extends Job>(
     first: J[],
     isKind: (job: Job) => job is J,
-    send: (connection: SqliteConnection, jobs: J[]) => Promise<Sent>,
+    send: (session: WriterSession, jobs: J[]) => Promise<SentTransaction>,
   ): Promise<void> {
     let unanswered: J[] | null = first;
     try {
-      await withSqliteConnection(this.db.knex, async (connection) => {
-        let sent = send(connection, first);
+      await this.writer.hold(async (session) => {
+        let jobs = first;
+        let sent = send(session, jobs);
         for (let flushes = 1; ; flushes++) {
           const done = await sent;
-          const next = done.ok && flushes < this.limits.chained ? this.takeNext(isKind) : null;
+          const next = done.committed && flushes < this.limits.chained ? this.takeNext(isKind) : null;
           if (next) {
-            const onItsWay = nextTrip(connection);
-            sent = send(connection, next);
-            // A store batch runs its jobs up to their first read before anything goes out.
+            const onItsWay = session.nextTrip();
+            sent = send(session, next);
             await Promise.race([onItsWay, sent]);
           }
           unanswered = next;
-          done.answer();
+          this.answer(jobs, done);
           if (!next) return;
+          jobs = next;
         }
       });
     } catch (error) {
-      // Only when no connection could be had: nothing of `unanswered` was sent.
+      // Only when the writer could not be had: nothing of `unanswered` was sent.
       this.failed(error);
       for (const job of unanswered ?? []) job.reject(error);
     }
   }
 
-  /** The next batch to chain: jobs of one kind only, and nobody else waiting for the connection. */
+  /** The next batch to chain: jobs of one kind only, and nobody else waiting for the writer. */
   private takeNext<J extends Job>(isKind: (job: Job) => job is J): J[] | null {
-    if (this.pending.length === 0 || poolHasWaiters(this.db.knex)) return null;
+    if (this.pending.length === 0 || this.writer.othersWaiting()) return null;
     const head = this.pending.slice(0, this.limits.jobs);
     const jobs = head.filter(isKind);
     if (jobs.length !== head.length) return null;
@@ -292,91 +254,23 @@ export class GroupCommit {
     return jobs;
   }
 
-  /** Acknowledgements as one script transaction (BEGIN, the rows, COMMIT: one trip). */
-  private async sendAcknowledgements(connection: SqliteConnection, inserts: InsertJob[]): Promise<Sent> {
-    const failed = await settled(
-      scriptTransactionOn(connection, (transaction) => {
-        const writes = WriteBatch.onScript(transaction);
-        addRows(writes, inserts);
-        return writes.send();
-      }),
-    );
-    return { ok: failed === null, answer: () => this.answerAcknowledgements(inserts, failed) };
-  }
-
-  private answerAcknowledgements(inserts: InsertJob[], failed: { error: unknown } | null): void {
-    if (failed) {
-      this.failed(failed.error);
-      for (const job of inserts) job.reject(failed.error);
-      return;
-    }
-    this.committed(inserts.length, inserts.length);
-    for (const job of inserts) job.resolve(undefined);
-  }
-
-  /**
-   * Store jobs in one script transaction. A job that throws before any of its writes were queued
-   * fails alone; one that fails later (or a failed script) rolls back the whole transaction and
-   * every job in it rejects, as a failed flush does.
-   */
-  private async sendStores(connection: SqliteConnection, jobs: StoreJob[]): Promise<Sent> {
-    const outcomes = new Map<StoreJob, Outcome>();
-    try {
-      await scriptTransactionOn(connection, async (transaction) => {
-        for (const job of jobs) {
-          const writes = WriteBatch.onScript(transaction);
-          const queuedBefore = transaction.queued;
-          try {
-            const value = await job.store(writes);
-            await writes.send();
-            outcomes.set(job, { ok: true, value });
-          } catch (error) {
-            if (jobs.length === 1 || transaction.queued !== queuedBefore) throw error;
-            outcomes.set(job, { ok: false, error });
-          }
-        }
-      });
-    } catch (error) {
-      this.failed(error);
-      return { ok: false, answer: () => jobs.forEach((job) => job.reject(error)) };
-    }
-    return { ok: true, answer: () => this.settle(jobs, outcomes) };
-  }
-
-  /** One Knex transaction: each work job under its own savepoint. */
-  private async commitWithKnex(works: WorkJob[]): Promise<void> {
-    const outcomes = new Map<WorkJob, Outcome>();
-    // A job alone in its transaction needs no savepoint: its failure fails nobody else.
-    const alone = works.length === 1;
-    try {
-      await this.db.knex.transaction(async (trx) => {
-        for (const job of works) {
-          try {
-            const value = alone ? await job.run(trx) : await trx.transaction((savepoint) => job.run(savepoint));
-            outcomes.set(job, { ok: true, value });
-          } catch (error) {
-            if (alone) throw error;
-            outcomes.set(job, { ok: false, error });
-          }
-        }
-      });
-    } catch (error) {
+  /** After a transaction: counts it, then tells each job its outcome. */
+  private answer(jobs: readonly Job[], sent: SentTransaction): void {
+    if (!sent.committed) {
       // The transaction did not commit: nobody in it may be told otherwise.
-      this.failed(error);
-      for (const job of works) job.reject(error);
+      this.failed(sent.error);
+      for (const job of jobs) job.reject(sent.error);
       return;
     }
-    this.settle(works, outcomes);
-  }
-
-  /** After a commit: counts it, then tells each job its outcome. */
-  private settle<J extends Waiter>(jobs: J[], outcomes: Map<J, Outcome>): void {
-    this.committed(0, jobs.filter((job) => outcomes.get(job)?.ok).length);
-    for (const job of jobs) {
-      const outcome = outcomes.get(job);
+    // Acknowledgements went as one write: its one outcome is everyone's.
+    const acks = jobs.filter(isAck).length;
+    const outcomeOf = (i: number): JobOutcome | undefined => sent.outcomes[acks > 0 ? 0 : i];
+    this.committed(acks, jobs.filter((_, i) => outcomeOf(i)?.ok).length);
+    jobs.forEach((job, i) => {
+      const outcome = outcomeOf(i);
       if (outcome?.ok) job.resolve(outcome.value);
       else job.reject(outcome?.error);
-    }
+    });
   }
 
   /** Storage trouble (not a job's own refusal) is remembered for `/_health`. */

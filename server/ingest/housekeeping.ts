@@ -69,7 +69,7 @@ export class Housekeeping {
     while (excess > 0) {
       const ids = await eventPruning.oldestFinal(this.deps.db.knex, Math.min(BATCH, excess));
       if (ids.length === 0) break;
-      await this.deps.commit.run((trx) => eventPruning.deleteWithDependents(trx, ids));
+      await this.deps.commit.store((writes) => eventPruning.deleteWithDependents(writes, ids));
       pruned += ids.length;
       excess -= ids.length;
     }
@@ -84,7 +84,7 @@ export class Housekeeping {
     for (;;) {
       const ids = await nextBatch();
       if (ids.length === 0) return total;
-      await this.deps.commit.run((trx) => eventPruning.deleteWithDependents(trx, ids));
+      await this.deps.commit.store((writes) => eventPruning.deleteWithDependents(writes, ids));
       total += ids.length;
       if (ids.length < BATCH) return total;
     }

@@ -48,6 +48,10 @@ function eventRow(
   };
 }
 
+/** An acknowledged event's rows: the event, and its idempotency key when the request carried one. */
+const ackRows = (row: EventInsert, key: IdempotencyInsert | undefined) =>
+  key ? [eventWrites.rowInsert(row), idempotencyRepo.rowInsert([key])] : [eventWrites.rowInsert(row)];
+
 /** Another worker took the event over (our lease ran out); it is theirs to finish. */
 export class LeaseLost extends Error {
   constructor(id: string) {
@@ -156,7 +160,7 @@ export class Pipeline {
         errors: storedIssues(validation.errors, validation.errorCount),
         warnings: null,
       });
-      await this.acks.insert(row, submission.idempotency?.(answer));
+      await this.acks.acknowledge(ackRows(row, submission.idempotency?.(answer)));
       return answer;
     }
     return this.syncBatches.submit({ submission, value: validation.value, warnings: validation.warnings, context });
@@ -213,7 +217,7 @@ export class Pipeline {
       errors: null,
       warnings: null,
     });
-    await this.acks.insert(row, submission.idempotency?.(answer));
+    await this.acks.acknowledge(ackRows(row, submission.idempotency?.(answer)));
   }
 
   /**

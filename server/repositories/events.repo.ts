@@ -1,6 +1,6 @@
 import type { EventStatus, EventType } from '../contract/dto';
 import { num, numOrNull, type Queryable } from './db-types';
-import type { WriteBatch } from '../db/write-batch';
+import type { RowInsert, WriteBatch } from '../db/write-batch';
 
 export interface EventRow {
   id: string;
@@ -139,6 +139,11 @@ export const eventWrites = {
     writes.insertRows('events', rows);
   },
 
+  /** An event row as rows to insert, for a write gathered with others (`GroupCommit.acknowledge`). */
+  rowInsert(row: EventInsert): RowInsert {
+    return { table: 'events', rows: [row] };
+  },
+
   async setOutcome(db: Queryable, id: string, outcome: EventOutcome): Promise<void> {
     await db('events')
       .where({ id })
@@ -258,15 +263,19 @@ export const eventPruning = {
   },
 
   /** Deletes submissions with their split children, facets and GhostData rows. */
-  async deleteWithDependents(db: Queryable, ids: string[]): Promise<void> {
+  /** Adds the deletion of these events, their child events and the rows that belong to them to `writes`. */
+  async deleteWithDependents(writes: WriteBatch, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    const children = (await db('events').whereIn('parent_id', ids).select<{ id: string }[]>('id')).map((row) => row.id);
-    const all = [...ids, ...children];
+    const sql = writes.sql;
+    const children = await writes.read<{ id: string }>(sql('events').whereIn('parent_id', ids).select('id'));
+    const all = [...ids, ...children.map((row) => row.id)];
     for (let start = 0; start < all.length; start += 500) {
       const chunk = all.slice(start, start + 500);
-      await db('event_facets').whereIn('event_id', chunk).delete();
-      await db('ghost_rows').whereIn('event_id', chunk).delete();
-      await db('events').whereIn('id', chunk).delete();
+      writes.add(
+        sql('event_facets').whereIn('event_id', chunk).delete(),
+        sql('ghost_rows').whereIn('event_id', chunk).delete(),
+        sql('events').whereIn('id', chunk).delete(),
+      );
     }
   },
 };

@@ -1,7 +1,12 @@
 import { num, type Queryable } from './db-types';
-import type { WriteBatch } from '../db/write-batch';
+import type { OnConflict, RowInsert, WriteBatch } from '../db/write-batch';
 
-export interface IdempotencyInsert {
+const TABLE = 'idempotency_keys';
+/** One answer per (route, principal, key): a key stored again keeps the first one. */
+const KEEP_FIRST: OnConflict = { columns: ['route_id', 'principal', 'idempotency_key'], then: 'ignore' };
+
+/** A type, not an interface: rows to insert must be plain records (`WriteRow`). */
+export type IdempotencyInsert = {
   route_id: number;
   principal: string;
   idempotency_key: string;
@@ -9,7 +14,7 @@ export interface IdempotencyInsert {
   status_code: number;
   response_body: string;
   created_at: number;
-}
+};
 
 export interface IdempotencyRecord {
   bodyHash: string;
@@ -20,10 +25,12 @@ export interface IdempotencyRecord {
 export const idempotencyRepo = {
   /** A concurrent duplicate loses quietly: the first stored answer is the one replayed. */
   insertMany(writes: WriteBatch, rows: IdempotencyInsert[]): void {
-    writes.insertRows('idempotency_keys', rows, {
-      columns: ['route_id', 'principal', 'idempotency_key'],
-      then: 'ignore',
-    });
+    writes.insertRows(TABLE, rows, KEEP_FIRST);
+  },
+
+  /** Keys as rows to insert; a key already stored keeps its first answer. */
+  rowInsert(rows: IdempotencyInsert[]): RowInsert {
+    return { table: TABLE, rows, onConflict: KEEP_FIRST };
   },
 
   /** The stored answer for this key if it is younger than `since`; an older one is removed (the key is free again). */

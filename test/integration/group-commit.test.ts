@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
 import { withSqliteConnection, type SqliteConnection } from '../../server/db/sqlite-exec';
+import { createWriter } from '../../server/db/writer';
 import { GroupCommit } from '../../server/ingest/group-commit';
 import { eventWrites, type EventInsert } from '../../server/repositories/events.repo';
+import { idempotencyRepo, type IdempotencyInsert } from '../../server/repositories/idempotency.repo';
 import { testDatabase } from '../helpers/test-gateway';
 
 let dir: string;
@@ -35,6 +37,10 @@ const row = (overrides: Partial<EventInsert> = {}): EventInsert => ({
   warnings: null,
   ...overrides,
 });
+
+/** An acknowledgement, as the pipeline writes one: the event row and its idempotency key. */
+const insert = (commit: GroupCommit, r: EventInsert, key?: IdempotencyInsert) =>
+  commit.acknowledge(key ? [eventWrites.rowInsert(r), idempotencyRepo.rowInsert([key])] : [eventWrites.rowInsert(r)]);
 
 /** SQLite returns the new id as a number, PostgreSQL as `{ id }`. */
 const insertedId = (r: { id: number } | number): number => (typeof r === 'number' ? r : r.id);
@@ -74,14 +80,14 @@ afterAll(async () => {
 
 describe('group commit of acknowledgements', () => {
   it('stores every row of a concurrent batch exactly, in one flush per gathering', async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const rows = Array.from({ length: 40 }, (_, i) =>
       row({
         payload: JSON.stringify({ i, text: 'quote \' and "double" ✓' }),
         principal: i % 2 ? "user:o'brien" : 'anonymous',
       }),
     );
-    await Promise.all(rows.map((r) => commit.insert(r)));
+    await Promise.all(rows.map((r) => insert(commit, r)));
     expect(commit.stats.events).toBe(40);
     // Jobs queued in one turn of the event loop share a transaction.
     expect(commit.stats.flushes).toBe(1);
@@ -98,22 +104,22 @@ describe('group commit of acknowledgements', () => {
   });
 
   it('rejects the whole batch when one row cannot be stored, and the next batch commits', async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const existing = row();
-    await commit.insert(existing);
+    await insert(commit, existing);
     const fresh = row();
-    const results = await Promise.allSettled([commit.insert(fresh), commit.insert({ ...row(), id: existing.id })]);
+    const results = await Promise.allSettled([insert(commit, fresh), insert(commit, { ...row(), id: existing.id })]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     // Nobody was told "stored" for a row that is not there.
     expect(await db.knex('events').where({ id: fresh.id }).first()).toBeUndefined();
     // No transaction was left open on the shared connection: later writes and reads work.
     const after = row();
-    await commit.insert(after);
+    await insert(commit, after);
     expect(await db.knex('events').where({ id: after.id }).first()).toBeTruthy();
   });
 
   it('stores idempotency keys with their events and keeps the first of a duplicate key', async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const key = (status: number) => ({
       route_id: routeId,
       principal: 'ip:10.0.0.1',
@@ -123,7 +129,7 @@ describe('group commit of acknowledgements', () => {
       response_body: `{"status":${status}}`,
       created_at: 1,
     });
-    await Promise.all([commit.insert(row(), key(202)), commit.insert(row(), key(203))]);
+    await Promise.all([insert(commit, row(), key(202)), insert(commit, row(), key(203))]);
     const keys = await db.knex('idempotency_keys').where({ idempotency_key: 'same-key' });
     expect(keys.map((k: { status_code: number }) => Number(k.status_code))).toEqual([202]);
   });
@@ -160,7 +166,7 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
   });
 
   it('sends the next batch of acknowledgements before answering the one that committed', async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const a = [row(), row(), row()];
     const b = [row(), row()];
     let waitingB: Promise<void> | undefined;
@@ -171,12 +177,12 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
       if (batch === 0)
         waitingB = answered(
           'b',
-          b.map((r) => commit.insert(r)),
+          b.map((r) => insert(commit, r)),
         );
     });
     await answered(
       'a',
-      a.map((r) => commit.insert(r)),
+      a.map((r) => insert(commit, r)),
     );
     await waitingB;
     expect(log).toEqual(['sent a', 'sent b', 'answered a', 'answered b']);
@@ -193,7 +199,7 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
   });
 
   it('chains store jobs the same way: the next transaction goes out before the committed one is answered', async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const [a, b] = [row(), row()];
     const storing = (r: EventInsert) => commit.store((writes) => Promise.resolve(eventWrites.insertMany(writes, [r])));
     let waitingB: Promise<void> | undefined;
@@ -209,7 +215,7 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
   });
 
   it('lets anyone waiting for the writer go first, and then goes on', async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const a = [row()];
     const b = [row()];
     let others: Promise<unknown>[] = [];
@@ -218,7 +224,7 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
       others = [
         answered(
           'b',
-          b.map((r) => commit.insert(r)),
+          b.map((r) => insert(commit, r)),
         ),
         // An admin write (or the worker's claim) asks for the writer meanwhile.
         db.knex.raw('SELECT 1').then(() => log.push('other writer')),
@@ -226,14 +232,14 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
     });
     await answered(
       'a',
-      a.map((r) => commit.insert(r)),
+      a.map((r) => insert(commit, r)),
     );
     await Promise.all(others);
     expect(log).toEqual(['answered a', 'other writer', 'answered b']);
   });
 
   it('ends the chain when a store job is among the next jobs, which then commit together', async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const a = [row()];
     const b = [row()];
     const c = row();
@@ -245,14 +251,14 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
       others = [
         answered(
           'b',
-          b.map((r) => commit.insert(r)),
+          b.map((r) => insert(commit, r)),
         ),
         commit.store((writes) => Promise.resolve(eventWrites.insertMany(writes, [c]))),
       ];
     });
     await answered(
       'a',
-      a.map((r) => commit.insert(r)),
+      a.map((r) => insert(commit, r)),
     );
     await Promise.all(others);
     // Not chained: B waited for the next flush, where the store job went too.
@@ -261,23 +267,23 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
   });
 
   it('a chained batch that fails rejects only its own waiters, and the writer is left clean', async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const a = [row()];
     const b = [row(), { ...row(), id: a[0]?.id ?? '' }];
     let outcomesB: Promise<PromiseSettledResult<void>[]> | undefined;
     restore = await watchWriterScripts((sql) => {
-      if (batchOf(sql, [a]) === 0 && !outcomesB) outcomesB = Promise.allSettled(b.map((r) => commit.insert(r)));
+      if (batchOf(sql, [a]) === 0 && !outcomesB) outcomesB = Promise.allSettled(b.map((r) => insert(commit, r)));
     });
-    await Promise.all(a.map((r) => commit.insert(r)));
+    await Promise.all(a.map((r) => insert(commit, r)));
     expect((await outcomesB)?.map((o) => o.status)).toEqual(['rejected', 'rejected']);
     expect(await db.knex('events').where({ id: b[0]?.id }).first()).toBeUndefined();
     const after = row();
-    await commit.insert(after);
+    await insert(commit, after);
     expect(await db.knex('events').where({ id: after.id }).first()).toBeTruthy();
   });
 
   it('gives the connection back after at most 32 chained flushes', async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const batches: EventInsert[][] = Array.from({ length: 40 }, () => [row()]);
     const waits: Promise<void>[] = [];
     restore = await watchWriterScripts((sql) => {
@@ -290,11 +296,11 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
         waits.push(
           answered(
             String(batch + 1),
-            next.map((r) => commit.insert(r)),
+            next.map((r) => insert(commit, r)),
           ),
         );
     });
-    waits.push(answered('0', batches[0]?.map((r) => commit.insert(r)) ?? []));
+    waits.push(answered('0', batches[0]?.map((r) => insert(commit, r)) ?? []));
     while (waits.length < batches.length) await Promise.all(waits);
     await Promise.all(waits);
     const at = (entry: string) => log.indexOf(entry);
@@ -311,7 +317,7 @@ describe('group commit of store jobs', () => {
     (await db.knex('events').whereIn('id', ids).select<{ id: string }[]>('id')).map((r) => r.id).sort();
 
   it("sends each job's writes after it returns, and a job that throws first fails alone", async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const [a, b, c] = [row(), row(), row()];
     const jobs = [
       commit.store(async (writes) => {
@@ -342,9 +348,9 @@ describe('group commit of store jobs', () => {
   });
 
   it('a write that fails in the database rejects that job and never stores it', async () => {
-    const commit = new GroupCommit(db);
+    const commit = new GroupCommit(createWriter(db));
     const existing = row();
-    await commit.insert(existing);
+    await insert(commit, existing);
     const [a, c] = [row(), row()];
     const outcomes = await Promise.allSettled([
       commit.store((writes) => Promise.resolve(eventWrites.insertMany(writes, [a]))),
