@@ -7,12 +7,12 @@ import { storeEvents } from '../events/store-events';
 import type { Validation } from '../events/types';
 import { eventWrites, type EventInsert, type EventOutcome, type EventRow } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
-import { storedIssues } from '../events/issues';
 import { rejectedAnswer, warningsOf, type Answer } from './answers';
 import { CommitBatcher, type ItemOutcome } from './batcher';
 import type { GroupCommit } from './group-commit';
 import type { IngestLoad } from './ingest-load';
 import { confirmLeases, setOutcomes } from './outcome-writes';
+import { storedOutcome } from './stored-outcome';
 
 export interface Submission {
   meta: EventMeta;
@@ -23,14 +23,7 @@ export interface Submission {
   idempotency?: (answer: Answer) => IdempotencyInsert;
 }
 
-const toJson = (value: unknown): string | null =>
-  value === null || value === undefined ? null : JSON.stringify(value);
-
-function eventRow(
-  meta: EventMeta,
-  raw: string,
-  fields: Pick<EventInsert, 'status' | 'processed_at' | 'data' | 'result' | 'errors' | 'warnings'>,
-): EventInsert {
+function eventRow(meta: EventMeta, raw: string, outcome: EventOutcome): EventInsert {
   return {
     id: meta.id,
     parent_id: null,
@@ -44,7 +37,8 @@ function eventRow(
     source_ip: meta.sourceIp,
     request_id: meta.requestId,
     payload: raw,
-    ...fields,
+    ...outcome,
+    data: outcome.data ?? null,
   };
 }
 
@@ -152,14 +146,7 @@ export class Pipeline {
     const { context, validation } = this.validate(meta, json, epcisLenient);
     if (!validation.ok) {
       const answer = rejectedAnswer(meta.id, validation.errors, meta.requestId, validation.errorCount);
-      const row = eventRow(meta, raw, {
-        status: 'rejected',
-        processed_at: this.now(),
-        data: null,
-        result: null,
-        errors: storedIssues(validation.errors, validation.errorCount),
-        warnings: null,
-      });
+      const row = eventRow(meta, raw, storedOutcome.rejected(this.now(), validation.errors, validation.errorCount));
       await this.acks.acknowledge(ackRows(row, submission.idempotency?.(answer)));
       return answer;
     }
@@ -188,16 +175,7 @@ export class Pipeline {
           ...warningsOf(item.warnings),
         },
       };
-      rows.push(
-        eventRow(meta, raw, {
-          status: 'processed',
-          processed_at: processedAt,
-          data: outcome.data,
-          result: toJson(outcome.result),
-          errors: null,
-          warnings: item.warnings.length > 0 ? storedIssues(item.warnings) : null,
-        }),
-      );
+      rows.push(eventRow(meta, raw, storedOutcome.processed(processedAt, outcome, item.warnings)));
       const key = item.submission.idempotency?.(answer);
       if (key) keys.push(key);
       return { ok: true, value: answer };
@@ -209,14 +187,7 @@ export class Pipeline {
 
   /** Async POST: the raw event is durably queued before the 202 is given. */
   async enqueue(submission: Submission, answer: Answer): Promise<void> {
-    const row = eventRow(submission.meta, submission.raw, {
-      status: 'queued',
-      processed_at: null,
-      data: null,
-      result: null,
-      errors: null,
-      warnings: null,
-    });
+    const row = eventRow(submission.meta, submission.raw, storedOutcome.queued());
     await this.acks.acknowledge(ackRows(row, submission.idempotency?.(answer)));
   }
 
@@ -272,30 +243,11 @@ export class Pipeline {
       if (!done) {
         const errors = item.validation.ok ? [] : item.validation.errors;
         const counted = item.validation.ok ? 0 : item.validation.errorCount;
-        outcomesToWrite.push({
-          id: item.row.id,
-          outcome: {
-            status: 'rejected',
-            processed_at: processedAt,
-            result: null,
-            errors: storedIssues(errors, counted),
-            warnings: null,
-          },
-        });
+        outcomesToWrite.push({ id: item.row.id, outcome: storedOutcome.rejected(processedAt, errors, counted) });
         return { ok: true, value: { kind: 'rejected', errors } };
       }
       const { outcome, warnings } = done;
-      outcomesToWrite.push({
-        id: item.row.id,
-        outcome: {
-          status: 'processed',
-          processed_at: processedAt,
-          data: outcome.data,
-          result: toJson(outcome.result),
-          errors: null,
-          warnings: warnings.length > 0 ? storedIssues(warnings) : null,
-        },
-      });
+      outcomesToWrite.push({ id: item.row.id, outcome: storedOutcome.processed(processedAt, outcome, warnings) });
       return { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };
     });
     setOutcomes(writes, outcomesToWrite, processedAt);

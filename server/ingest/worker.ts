@@ -5,6 +5,7 @@ import { eventWrites, eventsRepo, type EventRow } from '../repositories/events.r
 import type { IngestLoad } from './ingest-load';
 import { LeaseLost, type Pipeline } from './pipeline';
 import type { QueueDepth } from './queue-depth';
+import { storedOutcome } from './stored-outcome';
 
 const MAX_ATTEMPTS = 8;
 const IDLE_POLL_MS = 1000;
@@ -110,22 +111,12 @@ export class Worker {
       const message = error instanceof Error ? error.message : String(error);
       if (!isStorageError(error)) {
         // Not storage trouble: the same event would fail the same way every time (SPEC §13).
-        await eventWrites.setOutcome(this.deps.db.knex, row.id, {
-          status: 'rejected',
-          processed_at: this.deps.now(),
-          result: null,
-          errors: JSON.stringify([{ path: '', message: `The payload could not be processed: ${message}` }]),
-          warnings: null,
-        });
+        const errors = [{ path: '', message: `The payload could not be processed: ${message}` }];
+        await eventWrites.setOutcome(this.deps.db.knex, row.id, storedOutcome.rejected(this.deps.now(), errors));
         this.deps.load.released();
       } else if (attempts >= MAX_ATTEMPTS) {
-        await eventWrites.setOutcome(this.deps.db.knex, row.id, {
-          status: 'failed',
-          processed_at: this.deps.now(),
-          result: null,
-          errors: JSON.stringify([{ path: '', message: `Processing failed after ${attempts} attempts: ${message}` }]),
-          warnings: null,
-        });
+        const reason = `Processing failed after ${attempts} attempts: ${message}`;
+        await eventWrites.setOutcome(this.deps.db.knex, row.id, storedOutcome.failed(this.deps.now(), reason));
         this.deps.load.released();
       } else {
         // Released with a later due time; the lease fields are cleared by scheduleRetry.
