@@ -191,11 +191,17 @@ export class GroupCommit {
   private async flush(batch: Job[]): Promise<void> {
     const acks = batch.filter(isAck);
     const stores = batch.filter(isStore);
-    if (acks.length > 0)
-      await this.chain(acks, isAck, (session, jobs) =>
-        session.sendWrites((writes) => addAcknowledgements(writes, jobs)),
-      );
-    if (stores.length > 0)
+    const unavailable =
+      acks.length > 0
+        ? await this.chain(acks, isAck, (session, jobs) =>
+            session.sendWrites((writes) => addAcknowledgements(writes, jobs)),
+          )
+        : null;
+    // The writer just could not be reached (its lock held elsewhere, the database gone): the rest
+    // of this flush would only wait as long again, past the bound a request may wait (SPEC §13).
+    // Nothing of it was sent, so nothing of it can commit.
+    if (unavailable) for (const job of stores) job.reject(unavailable.error);
+    else if (stores.length > 0)
       await this.chain(stores, isStore, (session, jobs) => session.send(jobs.map((job) => job.store)));
   }
 
@@ -212,13 +218,15 @@ export class GroupCommit {
    * another kind among the next jobs (the next flush takes it, as before), anyone waiting for the
    * writer (an admin write), or after `limits.chained` flushes; and after a batch that failed.
    * PostgreSQL holds nothing (`othersWaiting` is always true there), so it never chains.
+   * Returns the error when the last transaction found the database unavailable.
    */
   private async chain<J extends Job>(
     first: J[],
     isKind: (job: Job) => job is J,
     send: (session: WriterSession, jobs: J[]) => Promise<SentTransaction>,
-  ): Promise<void> {
+  ): Promise<{ error: unknown } | null> {
     let unanswered: J[] | null = first;
+    let unavailable: { error: unknown } | null = null;
     try {
       await this.writer.hold(async (session) => {
         let jobs = first;
@@ -233,6 +241,7 @@ export class GroupCommit {
           }
           unanswered = next;
           this.answer(jobs, done);
+          if (!done.committed && isDatabaseUnavailable(done.error)) unavailable = { error: done.error };
           if (!next) return;
           jobs = next;
         }
@@ -241,7 +250,9 @@ export class GroupCommit {
       // Only when the writer could not be had: nothing of `unanswered` was sent.
       this.failed(error);
       for (const job of unanswered ?? []) job.reject(error);
+      if (isDatabaseUnavailable(error)) unavailable = { error };
     }
+    return unavailable;
   }
 
   /** The next batch to chain: jobs of one kind only, and nobody else waiting for the writer. */

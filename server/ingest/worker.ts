@@ -1,5 +1,5 @@
 import type { Db } from '../db';
-import { isStorageError } from '../db/unavailable';
+import { isDatabaseUnavailable, isStorageError } from '../db/unavailable';
 import type { Logger } from '../logger';
 import { eventWrites, eventsRepo, type EventRow } from '../repositories/events.repo';
 import type { IngestLoad } from './ingest-load';
@@ -25,6 +25,10 @@ export class Worker {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private nudged = false;
+  /** Events of the current batch that met an unavailable database (left queued, not retried one by one). */
+  private unavailableIn = 0;
+  /** Batches in a row that met an unavailable database: the worker's backoff. */
+  private outage = 0;
   /** Ends a `pause` early: only `stop` does, new work does not. */
   private endPause: (() => void) | null = null;
 
@@ -75,11 +79,20 @@ export class Worker {
         this.nudged = false;
         rows = await this.claim(limit);
         // All of the batch goes to the group commit at once, so it shares transactions.
+        this.unavailableIn = 0;
         await Promise.all(rows.map((row) => this.processOne(row)));
         this.deps.load.recordBatch(rows.length, performance.now() - startedAt, rows.length === limit);
       } catch (error) {
         this.deps.logger.warn('worker pass failed', { error: error instanceof Error ? error.message : String(error) });
       }
+      if (this.unavailableIn > 0) {
+        // The database cannot be written: the events stay queued as they are, and the worker
+        // waits, backing off, instead of queueing behind the writer (or holding it) once per event.
+        this.outage += 1;
+        await this.pause(retryDelayMs(this.outage));
+        continue;
+      }
+      this.outage = 0;
       if (rows.length < limit && this.running) {
         if (!this.nudged) await this.idle();
         // The queue ran dry: let the next batch gather rather than take each event as it lands.
@@ -107,6 +120,10 @@ export class Worker {
       this.deps.load.released();
     } catch (error) {
       if (error instanceof LeaseLost) return;
+      if (isDatabaseUnavailable(error)) {
+        this.unavailableIn += 1;
+        return;
+      }
       const attempts = row.attempts + 1;
       const message = error instanceof Error ? error.message : String(error);
       if (!isStorageError(error)) {

@@ -61,8 +61,7 @@ describe('a writer stalled by another process holding the write lock (SPEC §13)
     const release = new Promise<void>((resolve) => setTimeout(resolve, heldFor)).then(() => run(holder, 'COMMIT'));
     try {
       // Requests arrive over 3 s while the lock is held: each must be refused within the 2 s
-      // bound (with a wide margin for a loaded machine), never after waiting behind one batch
-      // after another.
+      // bound, never after waiting behind one batch after another.
       const answers: Promise<Awaited<ReturnType<typeof post>>>[] = [];
       for (let i = 0; i < 12; i++) {
         // Queued (async, 202) and processed at once (sync, 200) alike.
@@ -77,7 +76,8 @@ describe('a writer stalled by another process holding the write lock (SPEC §13)
       );
       for (const answer of seen) {
         expect(answer).toMatchObject({ status: 503, code: 'overloaded', retryAfter: expect.any(String) });
-        expect(answer.ms).toBeLessThan(2 * WRITER_REACH_MS + 1_000);
+        // Within the bound plus timer slack: never one lock wait after another (that was 2.8 s).
+        expect(answer.ms).toBeLessThan(WRITER_REACH_MS + 500);
       }
       expect(during.status).toBe(503);
       expect(during.ms).toBeLessThan(1_000);
