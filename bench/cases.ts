@@ -77,6 +77,15 @@ export const CASES: CaseDef[] = [
     method: 'POST',
     authorization: (s) => s.basic,
   },
+  {
+    // TLS costs CPU: the same load over the HTTPS listener (self-signed certificate; wrk does not verify).
+    key: 'asyncOpenHttps',
+    route: ROUTES.asyncOpen,
+    label: `async noauth over HTTPS, ${repeated}`,
+    async: true,
+    method: 'POST',
+    scheme: 'https',
+  },
   { key: 'syncTags', route: ROUTES.syncTags, label: `sync UHFTagRead, ${repeated}`, async: false, method: 'POST' },
   {
     key: 'syncTagsDistinct',

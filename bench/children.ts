@@ -85,7 +85,17 @@ export function startGateway(dataDir: string, profile: boolean, databaseUrl?: st
     mkdirSync(PROFILE_DIR, { recursive: true });
     nodeFlags.push('--cpu-prof', '--cpu-prof-dir', PROFILE_DIR);
   }
-  const args = [...nodeFlags, join(ROOT, 'bin/gateway.js'), 'serve', '--port', '0', '--host', '127.0.0.1'];
+  const args = [
+    ...nodeFlags,
+    join(ROOT, 'bin/gateway.js'),
+    'serve',
+    '--port',
+    '0',
+    '--https-port',
+    '0',
+    '--host',
+    '127.0.0.1',
+  ];
   if (databaseUrl) args.push('--database-url', databaseUrl);
   return startChild('gateway', [...args, '--data-dir', dataDir], { GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD });
 }
