@@ -12,7 +12,8 @@ describe('bench cases', () => {
     expect(byKey.get('asyncOpen')?.tagPool).toBeUndefined();
     expect(byKey.get('asyncOpenDistinct')).toMatchObject({ async: true, tagPool: DISTINCT_TAG_POOL });
     expect(byKey.get('syncTagsDistinct')).toMatchObject({ async: false, tagPool: DISTINCT_TAG_POOL });
-    const routes = CASES.map((c) => c.route);
+    // Stored events are counted per route: cases sharing a gateway need routes of their own.
+    const routes = CASES.filter((c) => !needsOwnGateway(c)).map((c) => c.route);
     expect(new Set(routes).size).toBe(routes.length);
   });
 
@@ -45,7 +46,7 @@ describe('bench cases', () => {
       gatewaySettings: { tlsMode: 'self-signed', httpsPort: 0 },
     };
     expect(needsOwnGateway(https)).toBe(true);
-    expect(CASES.some(needsOwnGateway)).toBe(false);
+    expect(CASES.filter(needsOwnGateway).map((c) => c.key)).toEqual(['asyncOpenHttps']);
     expect(() => caseTarget(https, bases, setup)).toThrow(/no https listener/);
     expect(caseTarget(https, { ...bases, https: 'https://127.0.0.1:2/GWENDPOINTAPI' }, setup).url).toBe(
       `https://127.0.0.1:2/GWENDPOINTAPI/bench/${ROUTES.asyncOpen}`,
