@@ -173,7 +173,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ...createEventsService({ db, settings }),
     getSettings: () => settings.get(),
     updateSettings: (input, context) => settings.update(input, context),
-    ...tlsHandlers(options.tls),
+    ...tlsHandlers(options.tls, { db, audit }),
     listAudit: (input) => audit.listAudit(input),
     ...createBackupService(deps, options.tls),
     async getStatus() {

@@ -234,6 +234,7 @@ export const AUDIT_RESOURCES = [
   'access-tokens',
   'settings',
   'backup',
+  'tls',
 ] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 

@@ -218,6 +218,18 @@ describe('HTTPS listener (tlsMode both, the default)', () => {
     expect(JSON.parse(regenerated.body).source).toBe('generated');
     ca = await (await fetch(`${httpBase}/_tls/certificate.pem`)).text();
     expect((await httpsGet(`${httpsBase}/_health`, { ca })).status).toBe(200);
+
+    // Both changes are audited with public facts only; refused ones are not.
+    const audit = await httpsGet(`${httpsBase}/_admin/api/audit`, { ca, headers: auth });
+    const entries = (JSON.parse(audit.body) as { items: Record<string, unknown>[] }).items.filter(
+      (entry) => entry.resource === 'tls',
+    );
+    expect(entries.map((entry) => [entry.action, entry.resourceId])).toEqual([
+      ['regenerate', null],
+      ['update', null],
+    ]);
+    expect(entries[1]?.summary).toContain(info.fingerprintSha256);
+    expect(audit.body).not.toContain('PRIVATE KEY');
   });
 
   it('tlsMode and httpsPort changes answer restartRequired; tlsMode on redirects HTTP with 308', async () => {
