@@ -4,8 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logger';
 import { migrationSource } from './migration-source';
-import { finalizePrepared, withRawConnection, type SqliteConnection } from './sqlite-exec';
-import { markReadOnly } from './sqlite-read-cache';
+import { finalizePrepared, openState, withRawConnection, type SqliteConnection } from './sqlite-exec';
 import { WRITER_LOCK_WAIT_MS } from './writer-limits';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -80,8 +79,8 @@ function sqlitePool(
         const next = (index: number): void => {
           const pragma = pragmas[index];
           if (pragma === undefined) {
-            // A connection that cannot write may keep answers until another one commits (sqlite-read-cache.ts).
-            if (options.readOnly) markReadOnly(connection);
+            // Its state (prepared statements, kept answers if it cannot write: sqlite-read-cache.ts).
+            openState(connection, options.readOnly === true);
             return done(null, connection);
           }
           connection.run(pragma, (error) => (error ? done(error, connection) : next(index + 1)));

@@ -28,8 +28,42 @@ interface PreparedStatement {
 /** Above this much SQL text a batch goes through Knex statement by statement instead. */
 export const MAX_SCRIPT_CHARS = 32 * 1024 * 1024;
 
-/** Whoever waits for a connection's next trip (see `nextTrip`). */
-const tripWatchers = new WeakMap<SqliteConnection, () => void>();
+/**
+ * Everything the gateway keeps per SQLite connection, in one object: made when the pool opens
+ * the connection (`create-db.ts`, which knows whether it is read-only), dropped with it.
+ */
+export class SqliteConnectionState {
+  /** Whoever waits for the connection's next trip (see `nextTrip`). */
+  tripWatcher: (() => void) | null = null;
+  /** Statements prepared once and reused (see `allPrepared`); finalized before the connection closes. */
+  readonly prepared = new Map<string, Promise<PreparedStatement>>();
+  /** The `data_version` this connection last confirmed (see `SqliteScriptTransaction`). */
+  confirmedVersion: number | undefined = undefined;
+  /**
+   * Answers kept while the database is unchanged, most recently used last (see
+   * `readUnlessUnchanged`). Only on read-only connections: `data_version` moves when *another*
+   * connection commits, so on one that writes it would miss its own changes.
+   */
+  readonly kept: Map<string, { version: number; value: unknown }> | null;
+
+  constructor(readonly readOnly: boolean) {
+    this.kept = readOnly ? new Map() : null;
+  }
+}
+
+/** The raw connections are the driver's objects: their state is found through this one map. */
+const states = new WeakMap<SqliteConnection, SqliteConnectionState>();
+
+/** Gives a newly opened connection its state (a writer's unless `readOnly`). */
+export function openState(connection: SqliteConnection, readOnly: boolean): SqliteConnectionState {
+  const state = new SqliteConnectionState(readOnly);
+  states.set(connection, state);
+  return state;
+}
+
+/** A connection's state; one the pool did not open (a test's own) gets a writer's. */
+export const stateOf = (connection: SqliteConnection): SqliteConnectionState =>
+  states.get(connection) ?? openState(connection, false);
 
 /**
  * Resolves as the next script or statement goes to `connection`'s thread (`execScript`,
@@ -37,14 +71,15 @@ const tripWatchers = new WeakMap<SqliteConnection, () => void>();
  * it does other work.
  */
 export const nextTrip = (connection: SqliteConnection): Promise<void> =>
-  new Promise<void>((resolve) => tripWatchers.set(connection, resolve));
+  new Promise<void>((resolve) => (stateOf(connection).tripWatcher = resolve));
 
 /** Called as a trip goes out; tells whoever waits for it (see `nextTrip`). */
 export function tripSent(connection: SqliteConnection): void {
   // Every read and write passes here, GETs on the read pool included: nobody waiting costs a lookup only.
-  const watcher = tripWatchers.get(connection);
+  const state = stateOf(connection);
+  const watcher = state.tripWatcher;
   if (!watcher) return;
-  tripWatchers.delete(connection);
+  state.tripWatcher = null;
   watcher();
 }
 
@@ -78,9 +113,6 @@ export const withSqliteConnection = <T>(
   use: (connection: SqliteConnection) => Promise<T>,
 ): Promise<T> => withRawConnection(db, use);
 
-/** Prepared statements kept per connection (see `allPrepared`). */
-const prepared = new WeakMap<SqliteConnection, Map<string, Promise<PreparedStatement>>>();
-
 /**
  * Runs a fixed statement (its text does not depend on the values) with `params` and returns its
  * rows. The statement is prepared once per connection and reused: one trip to SQLite's thread per
@@ -92,8 +124,7 @@ export async function allPrepared<Row>(
   sql: string,
   params: readonly unknown[],
 ): Promise<Row[]> {
-  let statements = prepared.get(connection);
-  if (!statements) prepared.set(connection, (statements = new Map<string, Promise<PreparedStatement>>()));
+  const statements = stateOf(connection).prepared;
   let statement = statements.get(sql);
   if (!statement) {
     statement = new Promise<PreparedStatement>((resolve, reject) => {
@@ -112,9 +143,10 @@ export async function allPrepared<Row>(
 
 /** Finalizes the statements `allPrepared` kept for this connection. */
 export async function finalizePrepared(connection: SqliteConnection): Promise<void> {
-  const statements = prepared.get(connection);
-  prepared.delete(connection);
-  for (const statement of statements?.values() ?? []) {
+  const statements = stateOf(connection).prepared;
+  const all = [...statements.values()];
+  statements.clear();
+  for (const statement of all) {
     const ready = await statement.catch(() => null);
     if (ready) await new Promise<void>((resolve) => ready.finalize(() => resolve()));
   }

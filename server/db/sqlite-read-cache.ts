@@ -1,13 +1,4 @@
-import { allPrepared, type SqliteConnection } from './sqlite-exec';
-
-/**
- * Connections opened with `PRAGMA query_only = ON` (the read pool). Only their answers are kept:
- * SQLite's `data_version` moves when *another* connection commits, so on a connection that never
- * writes it moves on every change, and on one that writes it would miss its own.
- */
-const readOnly = new WeakSet<SqliteConnection>();
-
-export const markReadOnly = (connection: SqliteConnection): void => void readOnly.add(connection);
+import { allPrepared, stateOf, type SqliteConnection } from './sqlite-exec';
 
 interface Kept<T> {
   version: number;
@@ -18,8 +9,6 @@ interface Kept<T> {
 const MAX_KEPT = 32;
 /** A page of 1 000 inventory items is ~250 KB of text: larger answers are not kept. */
 const MAX_KEPT_CHARS = 1 << 20;
-
-const kept = new WeakMap<SqliteConnection, Map<string, Kept<unknown>>>();
 
 /**
  * Runs `scalarSql` (a SELECT of one value: one column, one row) unless the same statement with
@@ -50,12 +39,11 @@ export async function readUnlessUnchanged<T>(
   const sql =
     'SELECT data_version AS version, ' +
     `CASE WHEN data_version = ? THEN NULL ELSE (${scalarSql}) END AS value FROM pragma_data_version`;
-  if (!readOnly.has(connection)) {
+  const answers = stateOf(connection).kept;
+  if (!answers) {
     const [row] = await allPrepared<{ value: string | null }>(connection, sql, [null, ...bindings]);
     return decode(row?.value ?? null);
   }
-  let answers = kept.get(connection);
-  if (!answers) kept.set(connection, (answers = new Map<string, Kept<unknown>>()));
   const key = `${scalarSql}\n${JSON.stringify(bindings)}\n${decodeKey}`;
   const previous = answers.get(key) as Kept<T> | undefined;
   const [row] = await allPrepared<{ version: number; value: string | null }>(connection, sql, [

@@ -1,5 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
-import { allPrepared, execScript, tripSent, withSqliteConnection, type SqliteConnection } from './sqlite-exec';
+import { allPrepared, execScript, stateOf, tripSent, withSqliteConnection, type SqliteConnection } from './sqlite-exec';
 import { knexStatements, sqliteScript, type Write, type WriteQuery } from './write-batch';
 
 let builder: Knex | undefined;
@@ -12,9 +12,6 @@ function sqliteBuilder(): Knex {
   builder ??= knexFactory({ client: 'sqlite3', useNullAsDefault: true });
   return builder;
 }
-
-/** The `data_version` each connection last confirmed; see `SqliteScriptTransaction`. */
-const confirmedVersion = new WeakMap<SqliteConnection, number>();
 
 const GUARD_CONSTRAINT = 'unchanged_since_read';
 
@@ -93,7 +90,8 @@ export class SqliteScriptTransaction {
   private async beforeRead(): Promise<void> {
     if (this.begun || this.pending.length > 0) return this.sendPending('');
     if (this.readSince !== undefined) return;
-    let version = confirmedVersion.get(this.connection);
+    const state = stateOf(this.connection);
+    let version = state.confirmedVersion;
     if (version === undefined) {
       const [row] = await allPrepared<{ v: number }>(
         this.connection,
@@ -101,7 +99,7 @@ export class SqliteScriptTransaction {
         [],
       );
       version = row?.v ?? 0;
-      confirmedVersion.set(this.connection, version);
+      state.confirmedVersion = version;
     }
     this.readSince = version;
   }
@@ -109,7 +107,7 @@ export class SqliteScriptTransaction {
   /** Forgets the confirmed version after a failed guard, so the next transaction reads it again. */
   guardFailed(error: unknown): boolean {
     if (!(error instanceof Error) || !error.message.includes(GUARD_CONSTRAINT)) return false;
-    confirmedVersion.delete(this.connection);
+    stateOf(this.connection).confirmedVersion = undefined;
     return true;
   }
 
