@@ -35,6 +35,16 @@ describe('web admin: event inspector', { timeout: 120_000 }, () => {
   const eventRows = () => rig.page.locator('tbody tr');
   const detail = () => rig.page.getByRole('region', { name: /^Event / });
   const rowOf = (text: string) => rig.page.getByRole('row').filter({ hasText: text });
+  /** The Events screen at a width where the phone menu may hide the navigation. */
+  const openEventsAt = async (width: number) => {
+    const { page } = rig;
+    for (const name of ['Dashboard', 'Events']) {
+      if (width < 720 && !(await page.getByRole('navigation', { name: 'Main' }).isVisible())) {
+        await page.getByRole('button', { name: 'Menu' }).click();
+      }
+      await goTo(page, name);
+    }
+  };
   /** A fresh Events screen (no filters, nothing open): by way of the dashboard. */
   const openEvents = async () => {
     await goTo(rig.page, 'Dashboard');
@@ -135,6 +145,37 @@ describe('web admin: event inspector', { timeout: 120_000 }, () => {
     expect(violations).toEqual([]);
     await screenshot(page, 'event-inspector-1920-detail');
   });
+
+  for (const width of [1280, 390]) {
+    it(`${width} px: the detail opens below the table, in view, and nothing scrolls sideways`, async () => {
+      const { page } = rig;
+      await page.setViewportSize({ width, height: 800 });
+      try {
+        await openEventsAt(width);
+        await rowOf(IPV6_CLIENT)
+          .getByRole('button', { name: /Open event/ })
+          .click();
+        await detail().getByText(`external:${LONG_USERNAME}`).waitFor();
+        await page.waitForTimeout(200);
+        const box = await detail().boundingBox();
+        expect(box).not.toBeNull();
+        // Scrolled to: its heading is on screen where the technician tapped, not below the fold.
+        const heading = await detail().getByRole('heading', { level: 2 }).boundingBox();
+        expect(heading!.y).toBeGreaterThanOrEqual(0);
+        expect(heading!.y + heading!.height).toBeLessThanOrEqual(800);
+        const wrap = await page
+          .locator('.events-table-wrap')
+          .evaluate((element) => element.scrollWidth - element.clientWidth);
+        expect(wrap, 'the table scrolls sideways').toBeLessThanOrEqual(0);
+        expect(
+          await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth'),
+        ).toBeLessThanOrEqual(0);
+        await screenshot(page, `event-inspector-${width}-detail`);
+      } finally {
+        await page.setViewportSize({ width: 1920, height: 1080 });
+      }
+    });
+  }
 
   it('shows times with milliseconds in the gateway’s time zone, named, and follows a zone change', async () => {
     const { page, gateway } = rig;
