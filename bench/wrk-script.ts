@@ -10,6 +10,11 @@ export interface WrkRequestSpec {
   tagPool?: number;
   /** wrk threads (`-t`); each one sends its own share of the serials. */
   threads: number;
+  /**
+   * Where this run starts in the pool. Runs continue where the last one stopped, so a run of a
+   * distinct-tag case sends tags the gateway has not seen yet, not the previous run's again.
+   */
+  firstSerial?: number;
 }
 
 /** The line `done()` prints; `parseWrkOutput` reads it back. */
@@ -41,6 +46,7 @@ local headers = { ${headerLua} }
 local with_body = ${spec.method === 'POST' ? 'true' : 'false'}
 local pool = ${pool}
 local threads_total = ${threads}
+local first_serial = ${Math.max(0, Math.floor(spec.firstSerial ?? 0))}
 local prefix = ${luaString(SGTIN_PREFIX)}
 
 -- Main state: the threads, to collect their counters in done().
@@ -67,7 +73,7 @@ end
 
 -- Serials of thread i are i, i + threads_total, ... so the threads share the pool without overlap.
 function epc_serial(n)
-  return (n * threads_total + (thread_index or 0)) % pool
+  return (first_serial + n * threads_total + (thread_index or 0)) % pool
 end
 
 local function tag_read(antenna, at)

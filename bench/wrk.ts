@@ -91,6 +91,9 @@ export interface WrkRun {
  * fresh temp folder and removed afterwards. One thread: pinned to one core, more threads would
  * only take turns on it.
  */
+/** Per pool size, where the next run starts in it (see `WrkRequestSpec.firstSerial`). */
+const nextSerial = new Map<number, number>();
+
 export async function runWrk(
   origin: string,
   spec: Omit<WrkRequestSpec, 'threads'>,
@@ -101,7 +104,9 @@ export async function runWrk(
   const threads = 1;
   const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-wrk-'));
   const script = join(dir, 'load.lua');
-  writeFileSync(script, wrkScript({ ...spec, threads }));
+  const pool = Math.max(1, Math.floor(spec.tagPool ?? 1));
+  const firstSerial = nextSerial.get(pool) ?? 0;
+  writeFileSync(script, wrkScript({ ...spec, threads, firstSerial }));
   const args = [
     `-t${threads}`,
     `-c${Math.max(threads, connections)}`,
@@ -127,7 +132,10 @@ export async function runWrk(
       },
     );
     if (code !== 0) throw new Error(`wrk exited with ${code}:\n${stdout}\n${stderr}`);
-    return { result: parseWrkOutput(stdout), wallMs: performance.now() - started };
+    const result = parseWrkOutput(stdout);
+    // Two reads per body, `threads` serials apart: past every serial this run can have sent.
+    nextSerial.set(pool, (firstSerial + 2 * threads * result.sent) % pool);
+    return { result, wallMs: performance.now() - started };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -192,4 +192,19 @@ describe.skipIf(!WRK)('wrk with the generated script', () => {
     );
     expect([...epcs].map(decodeEpc).sort()).toEqual([0, 1, 2].map((n) => `urn:epc:id:sgtin:0614141.812345.${n}`));
   });
+
+  it('a run continues the pool where the last one stopped: distinct tags stay new across runs', async () => {
+    const sentEpcs = () =>
+      bodies.flatMap((b) => (JSON.parse(b) as { data: { idHex: string } }[]).map((r) => r.data.idHex));
+    const target = { method: 'POST', path: '/GWENDPOINTAPI/bench/x', tagPool: 900_000 } as const;
+    bodies.length = 0;
+    await runWrk(origin, target, 1, 1);
+    const first = new Set(sentEpcs());
+    bodies.length = 0;
+    await runWrk(origin, target, 1, 1);
+    const second = sentEpcs();
+    expect(first.size).toBeGreaterThan(10);
+    expect(second.length).toBeGreaterThan(10);
+    expect(second.filter((epc) => first.has(epc))).toEqual([]);
+  });
 });
