@@ -1,12 +1,13 @@
 /** The deepest nesting of arrays and objects a JSON body may have (SPEC §13). */
 export const MAX_JSON_DEPTH = 64;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+/** Character codes of JSON's structure, for scans of JSON text (here and in events/json-body.ts). */
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const OPEN_BRACE = 0x7b;
+export const CLOSE_BRACE = 0x7d;
+export const OPEN_BRACKET = 0x5b;
+export const CLOSE_BRACKET = 0x5d;
 
 /**
  * Whether JSON text nests arrays and objects deeper than `limit`. A scan of the text (strings and

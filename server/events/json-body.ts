@@ -1,3 +1,4 @@
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../json-depth';
 import type { BodyParse } from './types';
 
 /**
@@ -108,13 +109,6 @@ function findValueEnd(raw: string, start: number): number {
   }
   return -1;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 /** JSON's own whitespace only (RFC 8259 §2): a form feed or NBSP between values is garbage. */
 function skipWhitespace(raw: string, from: number): number {

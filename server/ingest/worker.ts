@@ -15,6 +15,19 @@ export const LEASE_MS = 15_000;
 /** 1 s, 2 s, 4 s … capped at a minute: transient storage trouble gets time to clear. */
 export const retryDelayMs = (attempt: number): number => Math.min(60_000, 1000 * 2 ** Math.max(0, attempt - 1));
 
+/** Waits `ms`; `expose` is handed the function that ends the wait early, and null once it is over. */
+function waitFor(ms: number, expose: (end: (() => void) | null) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const end = () => {
+      clearTimeout(timer);
+      expose(null);
+      resolve();
+    };
+    const timer = setTimeout(end, ms);
+    expose(end);
+  });
+}
+
 /**
  * Processes queued events in the background: at-least-once (a crash before the commit leaves the
  * event queued and it is processed again at the next start), each event ending in exactly one
@@ -145,26 +158,12 @@ export class Worker {
 
   private async pause(ms: number): Promise<void> {
     if (!this.running || ms <= 0) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.endPause = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.endPause = null;
+    await waitFor(ms, (end) => (this.endPause = end));
   }
 
   private async idle(): Promise<void> {
     const next = await eventWrites.earliestRetry(this.deps.db.knex).catch(() => null);
     const wait = next === null ? IDLE_POLL_MS : Math.max(10, Math.min(IDLE_POLL_MS, next - this.deps.now()));
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, wait);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.wake = null;
+    await waitFor(wait, (end) => (this.wake = end));
   }
 }

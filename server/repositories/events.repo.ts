@@ -48,6 +48,17 @@ export interface EventFilter {
   limit: number;
 }
 
+/** Queued events due for processing and leased to nobody (or to someone whose lease ran out), oldest first. */
+const dueEvents = (db: Queryable, due: { now: number; limit: number }) =>
+  db('events')
+    .where('status', 'queued')
+    .where('next_attempt_at', '<=', due.now)
+    .where((q) => {
+      void q.whereNull('lease_until').orWhere('lease_until', '<', due.now);
+    })
+    .orderBy('id')
+    .limit(due.limit);
+
 export const eventsRepo = {
   async findById(db: Queryable, id: string): Promise<EventRow | null> {
     const row = (await db('events').where({ id }).first()) as EventRow | undefined;
@@ -90,15 +101,7 @@ export const eventsRepo = {
    * writes nothing, for SQLite (see `Worker.claim`).
    */
   async dueQueued(db: Queryable, due: { now: number; limit: number }): Promise<EventRow[]> {
-    const rows = await db('events')
-      .select('*')
-      .where('status', 'queued')
-      .where('next_attempt_at', '<=', due.now)
-      .where((q) => {
-        void q.whereNull('lease_until').orWhere('lease_until', '<', due.now);
-      })
-      .orderBy('id')
-      .limit(due.limit);
+    const rows = await dueEvents(db, due).select('*');
     return (rows as EventRow[]).map(normalizeEventRow);
   },
 
@@ -166,15 +169,7 @@ export const eventWrites = {
     db: Queryable,
     claim: { now: number; limit: number; owner: string; leaseMs: number; skipLocked: boolean },
   ): Promise<EventRow[]> {
-    const candidates = db('events')
-      .select('id')
-      .where('status', 'queued')
-      .where('next_attempt_at', '<=', claim.now)
-      .where((q) => {
-        void q.whereNull('lease_until').orWhere('lease_until', '<', claim.now);
-      })
-      .orderBy('id')
-      .limit(claim.limit);
+    const candidates = dueEvents(db, claim).select('id');
     if (claim.skipLocked) void candidates.forUpdate().skipLocked();
     const rows = await db('events')
       .whereIn('id', candidates)

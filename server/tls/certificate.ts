@@ -4,6 +4,7 @@ import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { validationFailed } from '../errors';
+import type { TlsCertificateInfo } from '../contract/dto';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -12,14 +13,8 @@ export const VALIDITY_DAYS = 825;
 export const RENEW_BEFORE_DAYS = 30;
 const DAY_MS = 86_400_000;
 
-export interface TlsInfo {
-  source: 'generated' | 'installed';
-  subject: string;
-  altNames: string[];
-  notBefore: string;
-  notAfter: string;
-  fingerprintSha256: string;
-}
+/** What the admin API tells of the certificate: the contract's type. */
+export type TlsInfo = TlsCertificateInfo;
 
 export interface TlsMaterial {
   certificatePem: string;
