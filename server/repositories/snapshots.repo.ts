@@ -1,4 +1,4 @@
-import { num, numOrNull, type Queryable } from './db-types';
+import { dialectOf, num, numOrNull, type Queryable } from './db-types';
 import type { Knex } from 'knex';
 import { sqliteObjectsViaJson, type JsonField, type JsonObjects } from '../db/sqlite-json-objects';
 import { jsonRowsSql, parseJsonRows, type JsonRowsShape } from '../db/sqlite-json-rows';
@@ -79,7 +79,15 @@ export type InventoryColumn = (typeof INVENTORY_COLUMNS)[number];
 
 /** The page's rows, filtered and in `PAGE_ORDER`, before the SELECT list. */
 function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
-  const query = db('tag_inventory')
+  // An EPC URI names one tag (or a few: the URI leaves out the filter value). Without statistics
+  // SQLite prefers the page index, which gives the order for free, and scans the endpoint's whole
+  // inventory for the URI (263 ms p99 at 500 000 EPCs); the URI's own index finds the rows at once.
+  const table =
+    filter.epcUri !== undefined && dialectOf(db) === 'sqlite'
+      ? db.raw('?? INDEXED BY ??', ['tag_inventory', 'tag_inventory_endpoint_id_epc_uri_index'])
+      : 'tag_inventory';
+  const query = db
+    .from(table)
     .where('endpoint_id', filter.endpointId)
     .orderBy([...PAGE_ORDER])
     .limit(filter.limit);

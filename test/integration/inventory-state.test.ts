@@ -156,7 +156,26 @@ describe('inventoryRepo.page', () => {
       all.filter((row) => row.lastSeen >= entry(190).lastSeen && row.lastSeen <= entry(195).lastSeen),
     );
     expect(await page({ endpointId: 99 })).toEqual([]);
+    expect(await page({ epcUri: entry(7).epcUri })).toEqual(all.filter((row) => row.epcUri === entry(7).epcUri));
   });
+
+  it.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')(
+    'finds an EPC URI through its own index on SQLite, not by scanning the page index',
+    async () => {
+      const statements: { sql: string; bindings: unknown[] }[] = [];
+      const capture = (query: { sql: string; bindings: unknown[] }) => statements.push(query);
+      db.knex.on('query', capture);
+      try {
+        await inventoryRepo.page(db.knex, { endpointId: 3, limit: 500, epcUri: entry(7).epcUri });
+      } finally {
+        db.knex.removeListener('query', capture);
+      }
+      const [query] = statements;
+      if (!query) throw new Error('no statement captured');
+      const plan = await db.knex.raw<{ detail: string }[]>(`EXPLAIN QUERY PLAN ${query.sql}`, query.bindings as never);
+      expect(plan.map((step) => step.detail).join('\n')).toContain('tag_inventory_endpoint_id_epc_uri_index');
+    },
+  );
 });
 
 describe('the UHFTagRead snapshot (GET inventory)', () => {
