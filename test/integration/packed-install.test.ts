@@ -13,8 +13,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'gateway-packed-'));
 const children: ReturnType<typeof spawn>[] = [];
+
+/**
+ * `npx` runs the gateway as a child of its own and does not pass signals on: the gateway is
+ * started in a process group of its own, and the whole group is signalled.
+ */
+function signalGroup(child: ReturnType<typeof spawn>, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
 afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
+  for (const child of children) signalGroup(child, 'SIGKILL');
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -71,7 +84,9 @@ describe('packed production install', () => {
         expect(existsSync(join(modules, devOnly)), `${devOnly} installed`).toBe(false);
       expect(existsSync(join(modules, 'sqlite3/build/Release/node_sqlite3.node'))).toBe(true);
 
-      const child = spawn('npx', ['--no-install', 'gateway', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      const args = ['--no-install', 'gateway', 'serve', '--port', '0', '--https-port', '0', '--host', '127.0.0.1'];
+      const child = spawn('npx', args, {
+        detached: true,
         cwd: app,
         env: { ...process.env, GATEWAY_ADMIN_PASSWORD: 'packed-admin-1', GATEWAY_DATA_DIR: join(app, 'data') },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -127,8 +142,9 @@ describe('packed production install', () => {
       expect(((await posted.json()) as { status: string }).status).toBe('processed');
       expect((await fetch(`${base}/_health`)).status).toBe(200);
 
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      signalGroup(child, 'SIGTERM');
+      await exited;
 
       // Without its build the installed command says what to do (there is no tsx to fall back on).
       const bin = join(modules, 'gateway/bin/gateway.js');
