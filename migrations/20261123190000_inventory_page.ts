@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
-import { dialectOf } from '../server/repositories/db-types';
+
+// A migration stays as it was written: it imports no application code, which may change later.
+const dialectOf = (knex: Knex): 'sqlite' | 'postgres' =>
+  (knex.client as { config: { client?: unknown } }).config.client === 'pg' ? 'postgres' : 'sqlite';
 
 /**
  * Two changes to the inventory, both found by paging it on both databases.

@@ -2,7 +2,7 @@ import type { Db } from '../db';
 import { bearerTokensRepo } from '../repositories/bearer-tokens.repo';
 import { nameKey } from '../repositories/db-types';
 import { dummyPasswordHash, safeEqual, sha256Hex, verifyPassword } from '../secrets';
-import type { ConfigChanges } from '../services/changes';
+import type { ConfigChanges } from '../db/config-changes';
 import type { SettingsService } from '../services/settings.service';
 import { expiryInstant } from '../time';
 import type { AuthDirectory, DirectoryExternalUser, DirectoryUser } from './directory';

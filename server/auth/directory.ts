@@ -4,7 +4,7 @@ import { nameKey } from '../repositories/db-types';
 import { externalUsersRepo } from '../repositories/external-users.repo';
 import { usersRepo } from '../repositories/users.repo';
 import { ReloadingSnapshot } from '../reloading-snapshot';
-import type { ConfigChanges, ConfigResource } from '../services/changes';
+import type { ConfigChanges, ConfigResource } from '../db/config-changes';
 
 export interface DirectoryUser {
   id: number;

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logger';
-import { ALL_RESOURCES, type ConfigChanges, type ConfigResource } from '../services/changes';
+import { ALL_RESOURCES, type ConfigChanges, type ConfigResource } from './config-changes';
 
 const CHANNEL = 'gateway_config';
 const POLL_MS = 1000;

@@ -1,6 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import { allPrepared, execScript, stateOf, tripSent, withSqliteConnection, type SqliteConnection } from './sqlite-exec';
-import { knexStatements, sqliteScript, type Write, type WriteQuery } from './write-batch';
+import { knexStatements, sqliteScript, type Write, type WriteQuery } from './write-script';
 
 let builder: Knex | undefined;
 

@@ -1,37 +1,11 @@
 import type { Knex } from 'knex';
-import type { Queryable } from '../repositories/db-types';
-import { dialectOf } from '../repositories/db-types';
-import { execScript, MAX_SCRIPT_CHARS, withRawConnection, withSqliteConnection } from './sqlite-exec';
-import {
-  inlineBindings,
-  postgresLiteral,
-  sqliteLiteral,
-  valuesInsert,
-  type Literal,
-  type OnConflict,
-  type SqlValue,
-} from './sql-literal';
+import { dialectOf, type Queryable } from './queryable';
+import { postgresLiteral, sqliteLiteral, type OnConflict, type SqlValue } from './sql-literal';
+import { execScript, withRawConnection, withSqliteConnection } from './sqlite-exec';
 import type { SqliteScriptTransaction } from './sqlite-transaction';
+import { knexStatements, scriptOf, type Write, type WriteQuery } from './write-script';
 
-export type { OnConflict } from './sql-literal';
-
-/** A statement as Knex builds it: a query builder or a raw statement, not yet run. */
-export type WriteQuery = Knex.QueryBuilder | Knex.Raw;
-
-/** One row to insert: column → value. */
-export type WriteRow = Record<string, SqlValue>;
-
-export type Write = { query: WriteQuery } | RowInsert;
-
-/** Rows for one table, inserted as one multi-row INSERT. */
-export interface RowInsert {
-  table: string;
-  rows: readonly WriteRow[];
-  onConflict?: OnConflict;
-}
-
-/** Rows per INSERT when the rows go through Knex: far below PostgreSQL's bound-variable limit. */
-const KNEX_INSERT_CHUNK = 200;
+export type { OnConflict, RowInsert, Write, WriteQuery, WriteRow } from './write-script';
 
 /**
  * The reads and writes of one unit of group-transaction work (the side effects and rows of a
@@ -158,59 +132,4 @@ async function inOneTrip(run: (sql: string) => Promise<unknown>, begin: string, 
     await run('ROLLBACK').catch(() => undefined);
     throw error;
   }
-}
-
-/** The writes as Knex statements, to run one by one (in order). */
-export function knexStatements(db: Queryable, writes: readonly Write[]): WriteQuery[] {
-  return writes.flatMap((write) =>
-    'query' in write ? [write.query] : knexInserts(db, write.table, write.rows, write.onConflict),
-  );
-}
-
-function knexInserts(db: Queryable, table: string, rows: readonly WriteRow[], onConflict?: OnConflict) {
-  const queries: WriteQuery[] = [];
-  for (let start = 0; start < rows.length; start += KNEX_INSERT_CHUNK) {
-    const insert = db(table).insert(rows.slice(start, start + KNEX_INSERT_CHUNK));
-    if (!onConflict) queries.push(insert);
-    else if (onConflict.then === 'merge') queries.push(insert.onConflict([...onConflict.columns]).merge());
-    else queries.push(insert.onConflict([...onConflict.columns]).ignore());
-  }
-  return queries;
-}
-
-/** Every column any of the rows names. */
-function columnsOf(rows: readonly WriteRow[]): string[] {
-  const names = new Set<string>();
-  for (const row of rows) for (const name of Object.keys(row)) names.add(name);
-  return [...names];
-}
-
-/**
- * The writes as one script (empty for none), or null when one cannot be made (a value without a
- * literal, too long).
- */
-export const sqliteScript = (writes: readonly Write[]): string | null => scriptOf(writes, sqliteLiteral);
-
-function scriptOf(writes: readonly Write[], literal: Literal): string | null {
-  if (writes.length === 0) return '';
-  const statements: string[] = [];
-  let length = 0;
-  for (const write of writes) {
-    let sql: string;
-    try {
-      if ('query' in write) {
-        const compiled = write.query.toSQL();
-        if (!compiled.sql) continue;
-        sql = inlineBindings(literal, compiled.sql, compiled.bindings);
-      } else {
-        sql = valuesInsert(literal, write.table, columnsOf(write.rows), write.rows, write.onConflict);
-      }
-    } catch {
-      return null;
-    }
-    length += sql.length + 2;
-    if (length > MAX_SCRIPT_CHARS) return null;
-    statements.push(sql);
-  }
-  return `${statements.join(';\n')};`;
 }

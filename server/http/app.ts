@@ -10,7 +10,7 @@ import type { GatewayHandlers } from '../contract/operations';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import type { SessionsService } from '../services/sessions.service';
+import type { SessionsService } from '../auth/sessions.service';
 import { adminAuth } from './middleware/admin-auth';
 import type { HostAllowList } from './middleware/host-allow-list';
 import { countResponses } from './middleware/count-responses';

@@ -3,7 +3,7 @@ import bodyParser from 'koa-bodyparser';
 import { AppError } from '../errors';
 import { payloadTooLarge } from '../ingest/request-body';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../json-depth';
-import { continueIfAwaited } from './expect-continue';
+import { continueIfAwaited } from '../ingest/expect-continue';
 
 /**
  * A JSON body parser with the gateway's answers, for `/token` and the admin API (the data plane

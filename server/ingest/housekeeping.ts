@@ -2,7 +2,7 @@ import type { Logger } from '../logger';
 import type { Db } from '../db';
 import { eventPruning } from '../repositories/events.repo';
 import type { SettingsService } from '../services/settings.service';
-import type { SessionsService } from '../services/sessions.service';
+import type { SessionsService } from '../auth/sessions.service';
 import type { GroupCommit } from './group-commit';
 import type { Idempotency } from './idempotency';
 

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { AppError } from '../errors';
-import { continueIfAwaited } from '../http/expect-continue';
+import { continueIfAwaited } from './expect-continue';
 
 /** JSON media types the data routes take: application/json, application/ld+json, application/*+json. */
 export function isJsonContentType(header: string | undefined): boolean {

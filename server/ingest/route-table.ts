@@ -2,7 +2,7 @@ import type { Db } from '../db';
 import { nameKey } from '../repositories/db-types';
 import { endpointsRepo, type RouteRecord } from '../repositories/endpoints.repo';
 import { ReloadingSnapshot } from '../reloading-snapshot';
-import type { ConfigChanges } from '../services/changes';
+import type { ConfigChanges } from '../db/config-changes';
 
 export interface LiveRoute {
   route: RouteRecord;

@@ -1,7 +1,5 @@
-import type { Knex } from 'knex';
-
-/** A repository call runs on the shared connection or inside a caller's transaction. */
-export type Queryable = Knex | Knex.Transaction;
+/** Repositories run on the shared connection or inside a caller's transaction (defined in db/). */
+export { dialectOf, type Queryable } from '../db/queryable';
 
 /** SQLite hands booleans back as 0/1 and PostgreSQL bigints as strings; these undo both. */
 export const bool = (value: unknown): boolean => value === true || value === 1 || value === '1';
@@ -15,9 +13,4 @@ export const nameKey = (name: string): string => name.toLowerCase();
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: string; errno?: number; message?: string } | null;
   return (e?.code === 'SQLITE_CONSTRAINT' && /UNIQUE/i.test(e.message ?? '')) || e?.code === '23505';
-}
-
-/** Which SQL dialect a connection or transaction speaks (for the few dialect-specific statements). */
-export function dialectOf(db: Queryable): 'sqlite' | 'postgres' {
-  return (db.client as { config: { client?: unknown } }).config.client === 'pg' ? 'postgres' : 'sqlite';
 }

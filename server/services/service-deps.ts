@@ -1,6 +1,6 @@
 import type { Db } from '../db';
 import type { AuditService } from './audit.service';
-import type { ConfigChanges } from './changes';
+import type { ConfigChanges } from '../db/config-changes';
 import type { SettingsService } from './settings.service';
 
 /** What every configuration service is built from: plain objects, no singletons. */

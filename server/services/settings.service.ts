@@ -7,7 +7,7 @@ import { parseAddressRange } from '../address-ranges';
 import { settingsRepo } from '../repositories/settings.repo';
 import { canonicalTimeZone, systemTimeZone } from '../time';
 import type { AuditService } from './audit.service';
-import type { ConfigChanges } from './changes';
+import type { ConfigChanges } from '../db/config-changes';
 
 export function defaultSettings(): Settings {
   return {

@@ -4,7 +4,7 @@ import { assertNotLockedOut, lockedOut } from '../../auth/guard';
 import type { Lockout } from '../../auth/lockout';
 import { AppError } from '../../errors';
 import type { FieldError } from '../../contract/errors';
-import type { SessionsService } from '../../services/sessions.service';
+import type { SessionsService } from '../../auth/sessions.service';
 import { jsonBodyParser } from '../json-body-parser';
 
 /** `{userName, password}` (or its form) needs far less; anything larger is not a login. */

@@ -1,9 +1,9 @@
 import type { Db } from '../db';
-import type { CredentialVerifier } from '../auth/credentials';
+import type { CredentialVerifier } from './credentials';
 import { bearerTokensRepo } from '../repositories/bearer-tokens.repo';
 import { generateToken, sha256Hex } from '../secrets';
-import type { ConfigChanges } from './changes';
-import type { SettingsService } from './settings.service';
+import type { ConfigChanges } from '../db/config-changes';
+import type { SettingsService } from '../services/settings.service';
 
 export interface IssuedBearer {
   access_token: string;

@@ -2,8 +2,8 @@ import type { TlsCertificateInfo } from '../contract/dto';
 import type { CallContext, GatewayHandlers } from '../contract/operations';
 import type { Db } from '../db';
 import { AppError } from '../errors';
-import type { AuditService } from '../services/audit.service';
-import type { TlsStore } from './tls-store';
+import type { AuditService } from './audit.service';
+import type { TlsStore } from '../tls/tls-store';
 
 type TlsHandlers = Pick<GatewayHandlers, 'getTls' | 'installTls' | 'regenerateTls'>;
 
