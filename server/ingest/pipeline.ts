@@ -11,7 +11,6 @@ import { rejectedAnswer, warningsOf, type Answer } from './answers';
 import { CommitBatcher, type ItemOutcome } from './batcher';
 import type { GroupCommit } from './group-commit';
 import type { IngestLoad } from './ingest-load';
-import { confirmLeases, setOutcomes } from './outcome-writes';
 import { storedOutcome } from './stored-outcome';
 
 export interface Submission {
@@ -223,7 +222,7 @@ export class Pipeline {
     const held = new Set<string>();
     for (const owner of new Set(items.map((item) => item.owner))) {
       const ids = items.filter((item) => item.owner === owner).map((item) => item.row.id);
-      for (const id of await confirmLeases(writes, ids, owner)) held.add(id);
+      for (const id of await eventWrites.confirmLeases(writes, ids, owner)) held.add(id);
     }
     const valid = items.flatMap((item) =>
       held.has(item.row.id) && item.validation.ok && item.context
@@ -250,7 +249,7 @@ export class Pipeline {
       outcomesToWrite.push({ id: item.row.id, outcome: storedOutcome.processed(processedAt, outcome, warnings) });
       return { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };
     });
-    setOutcomes(writes, outcomesToWrite, processedAt);
+    eventWrites.setOutcomes(writes, outcomesToWrite, processedAt);
     return outcomes;
   }
 }
