@@ -1,6 +1,6 @@
 import { statfs } from 'node:fs/promises';
 import { WRITER_QUEUE_WAIT_MS } from '../db/writer-limits';
-import type { GroupCommit } from './group-commit';
+import type { CommitStats, GroupCommit } from './group-commit';
 
 /** `/_health` answers within 1 s (SPEC §13): each probe gets at most this long. */
 export const HEALTH_PROBE_MS = 500;
@@ -99,5 +99,31 @@ export async function writeHealth(sources: WriteHealthSources) {
     queue: { depth, limit, waitingForWriter: waiting, oldestWaitMs },
     writer: { lastCommitAt: iso(lastCommitAt), lastErrorAt: iso(lastErrorAt), lastError, flushingMs },
     disk: { freeBytes: free },
+  };
+}
+
+/**
+ * The `/_health` answer (SPEC §4, §13): `ok`, or `degraded` with its reasons, and what an
+ * operator (or the bench) reads beside it: the write path, the queue, free disk space, and the
+ * group commit's counters since start (counts only, no secrets; `npm run bench` reads them to
+ * report durable events per disk flush).
+ */
+export async function healthAnswer(
+  sources: WriteHealthSources & { version: string; databaseKind: string; commitStats: () => CommitStats },
+): Promise<{ ok: boolean; body: Record<string, unknown> }> {
+  const report = await writeHealth(sources);
+  return {
+    ok: report.ok,
+    body: {
+      status: report.ok ? 'ok' : 'degraded',
+      ...(report.ok ? {} : { reasons: report.reasons }),
+      version: sources.version,
+      database: { kind: sources.databaseKind, reachable: report.reachable },
+      queueDepth: report.queue.depth,
+      queue: report.queue,
+      writer: report.writer,
+      disk: report.disk,
+      commit: sources.commitStats(),
+    },
   };
 }
