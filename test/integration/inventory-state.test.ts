@@ -7,7 +7,7 @@ import { inScriptTransaction } from '../../server/db/sqlite-transaction';
 import { WriteBatch } from '../../server/db/write-batch';
 import { SerializedPage, type SnapshotQuery } from '../../server/events/processor';
 import { PROCESSORS } from '../../server/events/registry';
-import { inventoryRepo, type InventoryFilter, type InventoryRow } from '../../server/repositories/snapshots.repo';
+import { inventoryRepo, type InventoryFilter, type InventoryRow } from '../../server/repositories/inventory.repo';
 import { iso } from '../../server/time';
 import { testDatabase } from '../helpers/test-gateway';
 

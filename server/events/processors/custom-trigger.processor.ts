@@ -1,4 +1,4 @@
-import { facetsRepo } from '../../repositories/snapshots.repo';
+import { facetsRepo } from '../../repositories/facets.repo';
 import { iso } from '../../time';
 import { normalizeCustomTrigger, type TriggerEvent } from '../custom-trigger';
 import { parseJsonBody } from '../json-body';

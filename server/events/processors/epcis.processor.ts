@@ -2,7 +2,7 @@ import type { FieldError } from '../../contract/errors';
 import type { WriteBatch } from '../../db/write-batch';
 import { newEventId } from '../../ids';
 import { eventWrites } from '../../repositories/events.repo';
-import { facetsRepo } from '../../repositories/snapshots.repo';
+import { facetsRepo } from '../../repositories/facets.repo';
 import { iso } from '../../time';
 import { eventFacets, normalizeBizStep, toStoredEvent, validateEpcis, type EpcisInput } from '../epcis';
 import { parseJsonBody } from '../json-body';

@@ -1,4 +1,4 @@
-import { ghostRowsRepo } from '../../repositories/snapshots.repo';
+import { ghostRowsRepo } from '../../repositories/ghost-rows.repo';
 import { iso } from '../../time';
 import { normalizeGhostData, type GhostRow } from '../ghost-data';
 import { parseJsonBody } from '../json-body';

@@ -2,7 +2,7 @@ import type { FieldError } from '../../contract/errors';
 import type { WriteBatch } from '../../db/write-batch';
 import type { JsonField, JsonObjects } from '../../db/sqlite-json-objects';
 import { dialectOf } from '../../repositories/db-types';
-import { inventoryRepo, type InventoryColumn, type InventoryRow } from '../../repositories/snapshots.repo';
+import { inventoryRepo, type InventoryColumn, type InventoryRow } from '../../repositories/inventory.repo';
 import { iso } from '../../time';
 import { parseConcatenatedJson } from '../json-body';
 import { SerializedPage, type EventProcessor, type StoreItem, type StoreOutcome } from '../processor';
