@@ -29,6 +29,7 @@ export default defineConfig({
           '@koa/router',
           'koa-bodyparser',
           'epc-tds',
+          'undici',
           'tsx',
         ],
       },

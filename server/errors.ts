@@ -32,6 +32,8 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   role_builtin: 409,
   token_name_taken: 409,
   last_admin: 409,
+  destination_name_taken: 409,
+  destination_in_use: 409,
   backup_invalid: 400,
   backup_version_unsupported: 400,
   port_in_use: 500,

@@ -41,6 +41,10 @@ import { createStatusService } from './services/status.service';
 import { createSettingsService } from './services/settings.service';
 import { createUsersService } from './services/users.service';
 import { healthAnswer } from './ingest/write-health';
+import { DeliveryEngine } from './delivery/delivery-engine';
+import { DeliveryLedger } from './delivery/ledger';
+import { Outbox } from './delivery/outbox';
+import { createDestinationsService } from './services/destinations.service';
 import { VERSION } from './version';
 
 export interface GatewayOptions {
@@ -128,9 +132,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const lanes = acks === commit ? [commit] : [commit, acks];
   const commitStats = () => sumStats(...lanes.map((lane) => lane.stats));
   const ingestCounters = new IngestCounters();
-  const pipeline = new CountingPipeline(ingestCounters, { work: commit, acks }, load, () => settings.current(), now);
-  const idempotency = new Idempotency(db, now);
   const instanceId = randomUUID();
+  // Store and forward: processing writes delivery items into the outbox, the engine sends them.
+  const ledger = new DeliveryLedger(now);
+  const maxOutboxItems = () => settings.current().maxOutboxItems;
+  const outbox = new Outbox(db, changes, ledger, maxOutboxItems, now);
+  const delivery = new DeliveryEngine({ db, writer, changes, ledger, logger, now, instanceId, maxOutboxItems });
+  const pipeline = new CountingPipeline(ingestCounters, { work: commit, acks }, load, () => settings.current(), now, {
+    outbox,
+    committed: (ids) => delivery.notify(ids),
+  });
+  const idempotency = new Idempotency(db, now);
   const worker = new Worker({
     owner: instanceId,
     db,
@@ -147,6 +159,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     },
   });
   await worker.start(options.processQueue !== false);
+  await delivery.start(options.processQueue !== false);
   // Several instances on one PostgreSQL database: share configuration changes and queue depth.
   const feed: ChangeFeed | null =
     options.database.kind === 'postgres'
@@ -177,7 +190,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ...tlsHandlers(options.tls, { db, audit }),
     listAudit: (input) => audit.listAudit(input),
     ...createBackupService(deps, options.tls),
-    ...createStatusService({ db, now, runtime, queueDepth: () => depth.current }),
+    ...createStatusService({
+      db,
+      now,
+      runtime,
+      queueDepth: () => depth.current,
+      destinations: () => delivery.summaries(),
+    }),
+    ...createDestinationsService({ ...deps, delivery }),
   } satisfies GatewayHandlers;
   const metrics = new GatewayMetrics({ events: ingestCounters, status: () => handlers.getStatus(), commitStats });
 
@@ -235,8 +255,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       await housekeeping.stop();
       await feed?.stop();
       await worker.stop();
+      await delivery.stop();
       await Promise.all(lanes.map((lane) => lane.drain()));
-      await Promise.all([directory.settle(), routes.settle()]);
+      await Promise.all([directory.settle(), routes.settle(), outbox.settle()]);
       await db.close();
     },
   };

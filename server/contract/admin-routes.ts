@@ -11,9 +11,9 @@ export interface AdminHttpRoute {
   /** Path under /GWENDPOINTAPI/_admin/api; `:id` comes from the input's `id`. */
   path: string;
   /** Success status when it is not 200. */
-  status?: 201 | 204;
-  /** Where the operation's input travels: the JSON body, the path's `:id`, both, or the query. */
-  input?: 'body' | 'id' | 'idAndBody' | 'query';
+  status?: 201 | 202 | 204;
+  /** Where the operation's input travels: the JSON body, the path's `:id`, both, or the query (with the path's `:id`). */
+  input?: 'body' | 'id' | 'idAndBody' | 'query' | 'idAndQuery';
 }
 
 export const ADMIN_HTTP_ROUTES = {
@@ -64,4 +64,14 @@ export const ADMIN_HTTP_ROUTES = {
 
   getStatus: { method: 'GET', path: '/status' },
   getTraffic: { method: 'GET', path: '/status/traffic' },
+
+  listDestinations: { method: 'GET', path: '/destinations' },
+  getDestination: { method: 'GET', path: '/destinations/:id', input: 'id' },
+  createDestination: { method: 'POST', path: '/destinations', status: 201, input: 'body' },
+  updateDestination: { method: 'PUT', path: '/destinations/:id', input: 'idAndBody' },
+  deleteDestination: { method: 'DELETE', path: '/destinations/:id', status: 204, input: 'id' },
+  regenerateDestinationSecret: { method: 'POST', path: '/destinations/:id/regenerate', input: 'id' },
+  listDeadLetters: { method: 'GET', path: '/destinations/:id/dead-letters', input: 'idAndQuery' },
+  retryDeadLetters: { method: 'POST', path: '/destinations/:id/dead-letters/retry', status: 202, input: 'idAndBody' },
+  discardDeadLetters: { method: 'DELETE', path: '/destinations/:id/dead-letters', status: 204, input: 'idAndBody' },
 } as const satisfies Record<OperationName, AdminHttpRoute>;

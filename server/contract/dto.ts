@@ -44,6 +44,8 @@ export interface Route {
   async: boolean;
   roles: string[];
   epcisLenient: boolean;
+  /** Ids of the destinations this route's processed events are delivered to (SPEC §11). */
+  destinations: number[];
 }
 
 export interface Endpoint {
@@ -65,6 +67,8 @@ export interface RouteInput {
   async?: boolean;
   roles?: string[];
   epcisLenient?: boolean;
+  /** HttpPost routes only; default none. */
+  destinations?: number[];
 }
 
 export interface EndpointInput {
@@ -169,6 +173,8 @@ export interface Settings {
   /** IP addresses or CIDRs whose Forwarded / X-Forwarded-* headers are believed (SPEC §12). */
   trustedProxies: string[];
   adminAccess: AdminAccess;
+  /** Items one destination's outbox may hold before new ones are dead-lettered (SPEC §11). */
+  maxOutboxItems: number;
 }
 
 export type TlsMode = 'off' | 'on' | 'both';
@@ -223,7 +229,16 @@ export interface EventQuery {
   cursor?: string;
 }
 
-export const AUDIT_ACTIONS = ['create', 'update', 'delete', 'regenerate', 'export', 'import'] as const;
+export const AUDIT_ACTIONS = [
+  'create',
+  'update',
+  'delete',
+  'regenerate',
+  'export',
+  'import',
+  'retry',
+  'discard',
+] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const AUDIT_RESOURCES = [
@@ -235,6 +250,7 @@ export const AUDIT_RESOURCES = [
   'settings',
   'backup',
   'tls',
+  'destinations',
 ] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 
@@ -260,6 +276,7 @@ export interface Status {
   database: 'sqlite' | 'postgres';
   queueDepth: number;
   eventsPerMinute: number;
+  destinations: DestinationSummary[];
 }
 
 /** Events received per minute over the last hour, oldest first (the dashboard's chart). */
@@ -286,7 +303,15 @@ export interface BackupImportInput {
   dryRun?: boolean;
 }
 
-export const BACKUP_RESOURCES = ['endpoints', 'roles', 'users', 'externalUsers', 'accessTokens', 'settings'] as const;
+export const BACKUP_RESOURCES = [
+  'endpoints',
+  'roles',
+  'users',
+  'externalUsers',
+  'accessTokens',
+  'settings',
+  'destinations',
+] as const;
 export type BackupResource = (typeof BACKUP_RESOURCES)[number];
 
 /** One setting whose effective value (stored, else the default) an import would change. */
@@ -302,4 +327,110 @@ export interface BackupDiff {
   changes: Record<BackupResource, { added: string[]; changed: string[]; removed: string[] }>;
   /** Dry runs only (SPEC §14): every setting whose effective value would change, old → new. */
   settingChanges?: SettingChange[];
+}
+
+export const DESTINATION_AUTH_TYPES = ['none', 'basic', 'bearer', 'hmac'] as const;
+export type DestinationAuthType = (typeof DESTINATION_AUTH_TYPES)[number];
+
+/** How a destination authenticates, as answered: passwords, tokens and secrets are write-only. */
+export type DestinationAuth =
+  | { type: 'none' }
+  | { type: 'basic'; username: string }
+  | { type: 'bearer' }
+  | { type: 'hmac' };
+
+/**
+ * As submitted. On update an omitted `password`/`token` keeps the stored one when the type is
+ * unchanged; `hmac` has no input: the gateway makes the secret (SPEC §11).
+ */
+export type DestinationAuthInput =
+  | { type: 'none' }
+  | { type: 'basic'; username: string; password?: string }
+  | { type: 'bearer'; token?: string }
+  | { type: 'hmac' };
+
+export const DESTINATION_STATES = ['healthy', 'retrying', 'failing', 'paused'] as const;
+export type DestinationState = (typeof DESTINATION_STATES)[number];
+
+/** A destination's delivery as it is now. */
+export interface DestinationStatus {
+  state: DestinationState;
+  /** Items waiting to be delivered (dead letters not counted). */
+  backlog: number;
+  /** When the oldest of them finished processing, or null with nothing waiting. */
+  oldestPendingAt: string | null;
+  deliveredLastMinute: number;
+  lastError: { at: string; status: number | null; message: string } | null;
+}
+
+export interface Destination {
+  id: number;
+  name: string;
+  kind: 'http';
+  url: string;
+  headers: Record<string, string>;
+  auth: DestinationAuth;
+  timeoutMs: number;
+  batchMaxEvents: number;
+  batchMaxWaitMs: number;
+  maxRetryAgeSeconds: number;
+  tlsVerify: boolean;
+  caCertificatePem: string | null;
+  active: boolean;
+  createdDate: string;
+  status: DestinationStatus;
+}
+
+/** Create and regenerate of an `hmac` destination: the one time its secret is shown. */
+export type DestinationWithSecret = Destination & { secret?: string };
+
+export interface DestinationInput {
+  name: string;
+  kind?: 'http';
+  url: string;
+  headers?: Record<string, string>;
+  auth?: DestinationAuthInput;
+  timeoutMs?: number;
+  batchMaxEvents?: number;
+  batchMaxWaitMs?: number;
+  maxRetryAgeSeconds?: number;
+  tlsVerify?: boolean;
+  caCertificatePem?: string | null;
+  active?: boolean;
+}
+
+/** `/status`'s line per destination. */
+export interface DestinationSummary {
+  name: string;
+  state: DestinationState;
+  backlog: number;
+  oldestPendingAt: string | null;
+}
+
+/** Why a batch was dead-lettered. */
+export const DEAD_LETTER_REASONS = ['http_status', 'max_retry_age', 'outbox_full'] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
+
+export interface DeadLetter {
+  id: number;
+  batchId: string;
+  itemCount: number;
+  firstAttemptAt: string | null;
+  failedAt: string;
+  attempts: number;
+  reason: DeadLetterReason;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+export interface DeadLetterQuery {
+  id: number;
+  limit?: number;
+  cursor?: string;
+}
+
+/** Dead letters of one destination to retry or discard: the listed `ids`, or all when absent. */
+export interface DeadLetterSelection {
+  id: number;
+  ids?: number[];
 }

@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   'role_builtin',
   'token_name_taken',
   'last_admin',
+  'destination_name_taken',
+  'destination_in_use',
   // backups
   'backup_invalid',
   'backup_version_unsupported',

@@ -8,6 +8,12 @@ import type {
   BackupExportInput,
   BackupFile,
   BackupImportInput,
+  DeadLetter,
+  DeadLetterQuery,
+  DeadLetterSelection,
+  Destination,
+  DestinationInput,
+  DestinationWithSecret,
   Endpoint,
   EndpointInput,
   EndpointUpdateResult,
@@ -87,6 +93,17 @@ export interface Operations {
 
   getStatus: { input: void; output: Status };
   getTraffic: { input: void; output: Traffic };
+
+  listDestinations: { input: void; output: Destination[] };
+  getDestination: { input: ById; output: Destination };
+  createDestination: { input: DestinationInput; output: DestinationWithSecret };
+  updateDestination: { input: ById & DestinationInput; output: DestinationWithSecret };
+  deleteDestination: { input: ById; output: void };
+  regenerateDestinationSecret: { input: ById; output: DestinationWithSecret };
+  listDeadLetters: { input: DeadLetterQuery; output: Page<DeadLetter> };
+  /** 202: the batches are back at the head of the outbox; `retried` counts them. */
+  retryDeadLetters: { input: DeadLetterSelection; output: { retried: number } };
+  discardDeadLetters: { input: DeadLetterSelection; output: void };
 }
 
 export type OperationName = keyof Operations;
@@ -157,6 +174,15 @@ const OPERATION_SET = {
   importBackup: true,
   getStatus: true,
   getTraffic: true,
+  listDestinations: true,
+  getDestination: true,
+  createDestination: true,
+  updateDestination: true,
+  deleteDestination: true,
+  regenerateDestinationSecret: true,
+  listDeadLetters: true,
+  retryDeadLetters: true,
+  discardDeadLetters: true,
 } as const satisfies Record<OperationName, true>;
 
 /** Every operation name at run time (IPC binding, preload); `satisfies` keeps it complete. */

@@ -1,6 +1,13 @@
 /** Which part of the configuration changed; listeners rebuild only what depends on it. */
 export type ConfigResource =
-  'endpoints' | 'roles' | 'users' | 'externalUsers' | 'accessTokens' | 'settings' | 'sessions';
+  | 'endpoints'
+  | 'roles'
+  | 'users'
+  | 'externalUsers'
+  | 'accessTokens'
+  | 'settings'
+  | 'sessions'
+  | 'destinations';
 
 export const ALL_RESOURCES: readonly ConfigResource[] = [
   'endpoints',
@@ -10,6 +17,7 @@ export const ALL_RESOURCES: readonly ConfigResource[] = [
   'accessTokens',
   'settings',
   'sessions',
+  'destinations',
 ];
 
 /** `remote`: the change was made by another instance on the same database. */

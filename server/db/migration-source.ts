@@ -4,6 +4,7 @@ import * as events from '../../migrations/20261123070100_events';
 import * as queueOrder from '../../migrations/20261123100000_queue_order_index';
 import * as inventoryPage from '../../migrations/20261123190000_inventory_page';
 import * as eventIndexTrim from '../../migrations/20261123210000_event_index_trim';
+import * as destinations from '../../migrations/20261125090000_destinations';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261123100000_queue_order_index', module: queueOrder },
   { name: '20261123190000_inventory_page', module: inventoryPage },
   { name: '20261123210000_event_index_trim', module: eventIndexTrim },
+  { name: '20261125090000_destinations', module: destinations },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

@@ -34,6 +34,17 @@ export interface StoreOutcome {
   result: Record<string, unknown>;
   /** Normalized JSON kept for snapshots and the inspector; null when the raw payload is it. */
   data: string | null;
+  /**
+   * What a destination receives of this event, one item per unit (SPEC §11), built only when the
+   * route delivers anywhere. Absent: one item, the event as stored (`data`, else the payload).
+   */
+  deliveries?: () => DeliveryUnit[];
+}
+
+/** One delivery item's content: its `data` as JSON text, and its own stored event id where it has one. */
+export interface DeliveryUnit {
+  data: string;
+  eventId?: string;
 }
 
 /** One event for `storeMany`: what `store` takes, as one object. */

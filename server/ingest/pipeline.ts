@@ -12,6 +12,8 @@ import { CommitBatcher, type ItemOutcome } from './batcher';
 import type { GroupCommit } from './group-commit';
 import type { IngestLoad } from './ingest-load';
 import { storedOutcome } from './stored-outcome';
+import type { Outbox, ProcessedEvent } from '../delivery/outbox';
+import type { DeliveryUnit, StoreOutcome } from '../events/processor';
 
 export interface Submission {
   meta: EventMeta;
@@ -52,6 +54,17 @@ export class LeaseLost extends Error {
     this.name = 'LeaseLost';
   }
 }
+
+/** Where processed events go on to (SPEC §11): the outbox they are written to, and who to tell once committed. */
+export interface DeliveryHandoff {
+  outbox: Outbox;
+  committed(destinationIds: ReadonlySet<number>): void;
+}
+
+/** The event as stored, as one delivery item: its normalized data, else the payload as received. */
+const storedDocument = (outcome: StoreOutcome, raw: string): DeliveryUnit[] => [
+  { data: outcome.data ?? (raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw) },
+];
 
 /** What processing one payload came to; the same for the sync path and the async worker. */
 type Processed =
@@ -109,6 +122,7 @@ export class Pipeline {
     load: IngestLoad,
     private readonly settings: () => Settings,
     private readonly now: () => number,
+    private readonly delivery: DeliveryHandoff,
   ) {
     const commit = commits.work;
     this.acks = commits.acks;
@@ -149,7 +163,36 @@ export class Pipeline {
       await this.acks.acknowledge(ackRows(row, submission.idempotency?.(answer)));
       return answer;
     }
-    return this.syncBatches.submit({ submission, value: validation.value, warnings: validation.warnings, context });
+    const answer = await this.syncBatches.submit({
+      submission,
+      value: validation.value,
+      warnings: validation.warnings,
+      context,
+    });
+    this.afterCommit(meta.routeId);
+    return answer;
+  }
+
+  /** The event's delivery items are committed: wake the senders of its route's destinations. */
+  private afterCommit(routeId: number): void {
+    const targets = this.delivery.outbox.targets();
+    const ids = targets instanceof Promise ? undefined : targets.get(routeId);
+    if (ids && ids.length > 0) this.delivery.committed(new Set(ids));
+  }
+
+  /** The outbox entries of processed events whose route delivers anywhere (built only then). */
+  private async deliveries(
+    processed: readonly { meta: EventMeta; raw: string; outcome: StoreOutcome }[],
+    processedAt: number,
+  ): Promise<ProcessedEvent[]> {
+    const targets = await this.delivery.outbox.targets();
+    if (targets.size === 0) return [];
+    return processed.flatMap(({ meta, raw, outcome }) => {
+      const destinationIds = targets.get(meta.routeId);
+      if (!destinationIds || destinationIds.length === 0) return [];
+      const units = outcome.deliveries ? outcome.deliveries() : storedDocument(outcome, raw);
+      return [{ meta, destinationIds, processedAt, units }];
+    });
   }
 
   /** Sync events of one flush: their side effects, then their rows and idempotency keys in bulk (sent by the group commit). */
@@ -181,6 +224,8 @@ export class Pipeline {
     });
     eventWrites.insertMany(writes, rows);
     idempotencyRepo.insertMany(writes, keys);
+    const processed = items.map((item, i) => ({ meta: item.submission.meta, raw: item.submission.raw, outcome: stored[i] }));
+    this.delivery.outbox.add(writes, await this.deliveries(processed, processedAt));
     return answers;
   }
 
@@ -211,7 +256,9 @@ export class Pipeline {
     const { context, validation } = parsed.ok
       ? this.validate(meta, parsed.json, epcisLenient)
       : { context: null, validation: { ok: false as const, errors: [{ path: '', message: parsed.message }] } };
-    return this.queuedBatches.submit({ row, meta, owner, context, validation });
+    const processed = await this.queuedBatches.submit({ row, meta, owner, context, validation });
+    if (processed.kind === 'processed') this.afterCommit(meta.routeId);
+    return processed;
   }
 
   /**
@@ -250,6 +297,8 @@ export class Pipeline {
       return { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };
     });
     eventWrites.setOutcomes(writes, outcomesToWrite, processedAt);
+    const processed = valid.map((v, k) => ({ meta: v.item.meta, raw: v.item.row.payload, outcome: stored[k] }));
+    this.delivery.outbox.add(writes, await this.deliveries(processed, processedAt));
     return outcomes;
   }
 }

@@ -12,6 +12,8 @@ export interface RouteRecord {
   async: boolean;
   epcisLenient: boolean;
   roles: string[];
+  /** Ids of the destinations the route delivers to. */
+  destinations: number[];
 }
 
 export interface EndpointRecord {
@@ -32,6 +34,7 @@ export interface RouteWrite {
   async: boolean;
   epcisLenient: boolean;
   roleIds: number[];
+  destinationIds: number[];
 }
 
 interface EndpointRow {
@@ -62,15 +65,27 @@ async function load(db: Queryable, endpointId?: number): Promise<EndpointRecord[
     .join('routes', 'routes.id', 'route_roles.route_id')
     .select('route_roles.route_id', 'roles.name')
     .orderBy('roles.name_key');
+  const destinationsQuery = db('route_destinations')
+    .join('routes', 'routes.id', 'route_destinations.route_id')
+    .select('route_destinations.route_id', 'route_destinations.destination_id')
+    .orderBy(['route_destinations.route_id', 'route_destinations.destination_id']);
   if (endpointId !== undefined) {
     void endpointsQuery.where('id', endpointId);
     void routesQuery.where('endpoint_id', endpointId);
     void rolesQuery.where('routes.endpoint_id', endpointId);
+    void destinationsQuery.where('routes.endpoint_id', endpointId);
   }
   // One after the other: inside a transaction the three share one connection.
   const endpointRows = (await endpointsQuery) as EndpointRow[];
   const routeRows = (await routesQuery) as RouteRow[];
   const roleRows = (await rolesQuery) as { route_id: number; name: string }[];
+  const destinationRows = (await destinationsQuery) as { route_id: unknown; destination_id: unknown }[];
+  const destinationsByRoute = new Map<number, number[]>();
+  for (const row of destinationRows) {
+    const list = destinationsByRoute.get(num(row.route_id)) ?? [];
+    list.push(num(row.destination_id));
+    destinationsByRoute.set(num(row.route_id), list);
+  }
   const rolesByRoute = new Map<number, string[]>();
   for (const row of roleRows) {
     const list = rolesByRoute.get(num(row.route_id)) ?? [];
@@ -90,6 +105,7 @@ async function load(db: Queryable, endpointId?: number): Promise<EndpointRecord[
       async: bool(row.async),
       epcisLenient: bool(row.epcis_lenient),
       roles: rolesByRoute.get(num(row.id)) ?? [],
+      destinations: destinationsByRoute.get(num(row.id)) ?? [],
     };
     const list = routesByEndpoint.get(route.endpointId) ?? [];
     list.push(route);
@@ -207,6 +223,11 @@ export const endpointsRepo = {
       if (route.roleIds.length > 0) {
         await db('route_roles').insert(route.roleIds.map((roleId) => ({ route_id: routeId, role_id: roleId })));
       }
+      if (route.id !== undefined) await db('route_destinations').where({ route_id: routeId }).delete();
+      if (route.destinationIds.length > 0)
+        await db('route_destinations').insert(
+          route.destinationIds.map((destinationId) => ({ route_id: routeId, destination_id: destinationId })),
+        );
     }
   },
 

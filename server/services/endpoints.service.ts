@@ -12,6 +12,7 @@ import type { CallContext } from '../contract/operations';
 import { AppError, notFound, validationFailed } from '../errors';
 import { isUniqueViolation, nameKey, type Queryable } from '../repositories/db-types';
 import { endpointsRepo, type EndpointRecord, type RouteRecord, type RouteWrite } from '../repositories/endpoints.repo';
+import { destinationsRepo } from '../repositories/destinations.repo';
 import { rolesRepo } from '../repositories/roles.repo';
 import { InputReader, readId } from '../validation';
 import type { ServiceDeps } from './service-deps';
@@ -37,7 +38,7 @@ interface EndpointDraft {
   name: string;
   baseRoutePath: string;
   active: boolean;
-  routes: (Omit<RouteWrite, 'roleIds'> & { roles: string[] })[];
+  routes: (Omit<RouteWrite, 'roleIds' | 'destinationIds'> & { roles: string[]; destinations: number[] })[];
 }
 
 /** Shape and per-field rules (400); cross-record rules (409, role existence) come after. */
@@ -87,13 +88,34 @@ function readRoute(input: unknown, base: string): { value: EndpointDraft['routes
   const isAsync = r.boolean('async', false);
   const epcisLenient = r.boolean('epcisLenient', false);
   const roles = r.stringList('roles', 'Roles');
+  const destinations = readDestinationIds(r);
+  if (destinations.length > 0 && requestType !== 'HttpPost')
+    r.fail('destinations', 'Destinations are only available for HttpPost routes');
   if (isAsync && requestType !== 'HttpPost') r.fail('async', 'Async is only available for HttpPost routes');
   if (authType === 'OAuth2' && roles.length === 0) r.fail('roles', 'OAuth2 routes need at least one role');
   if (authType !== 'OAuth2' && roles.length > 0) r.fail('roles', 'Roles can only be assigned to OAuth2 routes');
   return {
-    value: { id, name, eventType, requestType, authType, active, async: isAsync, epcisLenient, roles },
+    value: { id, name, eventType, requestType, authType, active, async: isAsync, epcisLenient, roles, destinations },
     errors: r.errors,
   };
+}
+
+/** `destinations`: destination ids, each once; whether they exist is checked against the store. */
+function readDestinationIds(r: InputReader): number[] {
+  const value = r.raw('destinations');
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    r.fail('destinations', 'Destinations must be a list of destination ids');
+    return [];
+  }
+  const ids: number[] = [];
+  value.forEach((item: unknown, index) => {
+    const path = `destinations/${index}`;
+    if (typeof item !== 'number' || !Number.isSafeInteger(item) || item < 1) r.fail(path, 'A destination id must be a positive whole number');
+    else if (ids.includes(item)) r.fail(path, `Destination ${item} is listed twice`);
+    else ids.push(item);
+  });
+  return ids;
 }
 
 export function createEndpointsService(deps: ServiceDeps) {
@@ -113,7 +135,16 @@ export function createEndpointsService(deps: ServiceDeps) {
   ): Promise<RouteWrite[]> {
     const roleNames = [...new Set(draft.routes.flatMap((route) => route.roles))];
     const roles = await rolesRepo.findByNames(trx, roleNames);
+    const destinations = await destinationsRepo.existingIds(trx, [
+      ...new Set(draft.routes.flatMap((route) => route.destinations)),
+    ]);
     const errors: FieldError[] = [];
+    draft.routes.forEach((route, index) => {
+      route.destinations.forEach((destinationId, k) => {
+        if (!destinations.has(destinationId))
+          errors.push({ path: `/routes/${index}/destinations/${k}`, message: `Destination ${destinationId} does not exist` });
+      });
+    });
     draft.routes.forEach((route, index) => {
       route.roles.forEach((role, roleIndex) => {
         if (!roles.has(nameKey(role)))
@@ -134,8 +165,9 @@ export function createEndpointsService(deps: ServiceDeps) {
         errors: [{ path: '/baseRoutePath', message: 'This base route path is already used by another endpoint' }],
       });
     }
-    const writes: RouteWrite[] = draft.routes.map(({ roles: names, ...route }) => ({
+    const writes: RouteWrite[] = draft.routes.map(({ roles: names, destinations: destinationIds, ...route }) => ({
       ...route,
+      destinationIds,
       id: existing ? route.id : undefined,
       // One row per role: ["admin", "ADMIN"] names one role, and route_roles is unique per pair.
       roleIds: [...new Set(names.map((name) => roles.get(nameKey(name))?.id ?? 0))],

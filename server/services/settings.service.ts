@@ -26,6 +26,7 @@ export function defaultSettings(): Settings {
     httpsPort: 8443,
     trustedProxies: [],
     adminAccess: 'lan',
+    maxOutboxItems: 10_000_000,
   };
 }
 
@@ -40,6 +41,7 @@ const INTEGER_RANGES = {
   retentionMaxEvents: [1000, 1_000_000_000],
   tagDedupWindowMs: [0, 3_600_000],
   authFailureLimit: [1, 1_000_000],
+  maxOutboxItems: [1000, 100_000_000],
 } as const satisfies Partial<Record<keyof Settings, readonly [number, number]>>;
 
 const SETTING_KEYS = Object.keys(defaultSettings()) as (keyof Settings)[];

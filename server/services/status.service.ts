@@ -1,3 +1,4 @@
+import type { DestinationSummary } from '../contract/dto';
 import type { GatewayHandlers } from '../contract/operations';
 import type { Db } from '../db';
 import { eventsRepo } from '../repositories/events.repo';
@@ -11,6 +12,8 @@ export function createStatusService(deps: {
   now: () => number;
   runtime: { readonly startedAt: number; readonly listenUrls: string[] };
   queueDepth: () => number;
+  /** `/status`'s line per destination (SPEC §11). */
+  destinations: () => Promise<DestinationSummary[]>;
 }) {
   const { db, now, runtime } = deps;
   return {
@@ -24,6 +27,7 @@ export function createStatusService(deps: {
         // Counts read beside the writer (SQLite's read pool): /status and /_metrics scrapes never
         // queue behind, or hold up, a group commit.
         eventsPerMinute: await eventsRepo.countReceivedSince(db.reads, now() - 60_000),
+        destinations: await deps.destinations(),
       };
     },
     async getTraffic() {

@@ -19,11 +19,12 @@ const LAYERS: Record<string, number> = {
   events: 3,
   tls: 3,
   services: 4,
-  auth: 5,
-  ingest: 6,
-  metrics: 7,
-  http: 8,
-  top: 9,
+  delivery: 5,
+  auth: 6,
+  ingest: 7,
+  metrics: 8,
+  http: 9,
+  top: 10,
 };
 const TOP_FILES = new Set(['gateway.ts', 'start-gateway.ts', 'cli.ts']);
 

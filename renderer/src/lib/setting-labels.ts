@@ -20,6 +20,7 @@ export const SETTING_LABELS = {
   httpsPort: 'HTTPS port',
   trustedProxies: 'Trusted proxies',
   adminAccess: 'Admin access',
+  maxOutboxItems: 'Max outbox items per destination',
 } as const satisfies Record<keyof Settings, string>;
 
 /** A setting key in people's words; an unknown key (a newer gateway's) is shown as it is. */

@@ -99,6 +99,8 @@ export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
     return Promise.resolve({
       result: { eventCount: children.length, eventIds: children.map((child) => child.id) },
       data: null,
+      // Each EPCIS event as stored, under its own stored event's id (SPEC §11).
+      deliveries: () => children.map((child) => ({ eventId: child.id, data: JSON.stringify(child.stored) })),
     });
   },
   isCursor: isEventIdCursor,

@@ -23,6 +23,8 @@ export const ghostDataProcessor: EventProcessor<GhostRow[]> = {
     return Promise.resolve({
       result: { tables: new Set(rows.map((r) => r.table)).size, rows: rows.length },
       data: null,
+      // One delivery item per row, in the order sent (SPEC §11).
+      deliveries: () => rows.map((r) => ({ data: JSON.stringify({ table: r.table, row: r.row }) })),
     });
   },
   // The last row's id.

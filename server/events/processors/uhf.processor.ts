@@ -5,7 +5,7 @@ import { dialectOf } from '../../repositories/db-types';
 import { inventoryRepo, type InventoryColumn, type InventoryRow } from '../../repositories/inventory.repo';
 import { iso } from '../../time';
 import { parseConcatenatedJson } from '../json-body';
-import { SerializedPage, type EventProcessor, type StoreItem, type StoreOutcome } from '../processor';
+import { SerializedPage, type DeliveryUnit, type EventProcessor, type StoreItem, type StoreOutcome } from '../processor';
 import { applyTagReads, dedupKey, normalizeEpcFilter, normalizeTagReads, type DedupState, type TagRead } from '../uhf';
 import { parseInstant } from './snapshot-support';
 
@@ -66,6 +66,19 @@ function serializedPage(page: JsonObjects): SerializedPage {
   return answer;
 }
 
+/** SPEC §11: a destination gets one item per counted read (suppressed duplicates are not sent). */
+const countedReads = (reads: readonly TagRead[]): DeliveryUnit[] =>
+  reads.map((read) => ({
+    data: JSON.stringify({
+      epc: read.epc,
+      epcUri: read.epcUri,
+      readerId: read.readerId,
+      antenna: read.antenna,
+      rssi: read.rssi,
+      readAt: iso(read.readAt),
+    }),
+  }));
+
 const emptyOutcome = (): StoreOutcome => ({ result: { reads: 0, uniqueEpcs: 0, duplicatesSuppressed: 0 }, data: null });
 
 /**
@@ -99,7 +112,7 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Pro
       const applied = applyTagReads(item.prepared, state, item.context.settings.tagDedupWindowMs);
       for (const epc of applied.changedEpcs) changedEpcs.add(epc);
       for (const key of applied.changedKeys) changedKeys.add(key);
-      outcomes[i] = { result: { ...applied.summary }, data: null };
+      outcomes[i] = { result: { ...applied.summary }, data: null, deliveries: () => countedReads(applied.counted) };
     }
     const changedRows = [...changedEpcs].flatMap((epc) => {
       const entry = state.inventory.get(epc);

@@ -39,6 +39,8 @@ export interface ApplyResult {
   changedEpcs: Set<string>;
   /** Dedup keys whose `lastCounted` was created or changed. */
   changedKeys: Set<string>;
+  /** The reads that counted (were not suppressed), in body order. */
+  counted: TagRead[];
 }
 
 /**
@@ -64,6 +66,7 @@ export function applyTagReads(reads: TagRead[], state: DedupState, windowMs: num
   const changedEpcs = new Set<string>();
   const changedKeys = new Set<string>();
   const batchEpcs = new Set<string>();
+  const counted: TagRead[] = [];
   let duplicatesSuppressed = 0;
 
   for (const read of reads) {
@@ -73,9 +76,12 @@ export function applyTagReads(reads: TagRead[], state: DedupState, windowMs: num
     const suppressed = reference !== undefined && Math.abs(read.readAt - reference) < windowMs;
     if (suppressed) {
       duplicatesSuppressed++;
-    } else if (reference === undefined || read.readAt > reference) {
-      state.lastCounted.set(key, read.readAt);
-      changedKeys.add(key);
+    } else {
+      counted.push(read);
+      if (reference === undefined || read.readAt > reference) {
+        state.lastCounted.set(key, read.readAt);
+        changedKeys.add(key);
+      }
     }
     if (updateInventory(state.inventory, read, !suppressed)) changedEpcs.add(read.epc);
   }
@@ -84,6 +90,7 @@ export function applyTagReads(reads: TagRead[], state: DedupState, windowMs: num
     summary: { reads: reads.length, uniqueEpcs: batchEpcs.size, duplicatesSuppressed },
     changedEpcs,
     changedKeys,
+    counted,
   };
 }
 

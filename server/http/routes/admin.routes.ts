@@ -11,7 +11,7 @@ export interface AdminRoute {
   method: Method;
   path: string;
   /** Success status when it is not 200. */
-  status?: 201 | 204;
+  status?: 201 | 202 | 204;
   /** Builds the operation's input from the request; the service validates it. */
   input?: (ctx: Context) => unknown;
 }
@@ -22,9 +22,10 @@ const body = (ctx: Context): unknown => ctx.request.body;
 const id = (ctx: Context): unknown => ({ id: (ctx.params as Record<string, string>).id });
 const idAndBody = (ctx: Context): unknown => ({ ...(ctx.request.body as object), ...(id(ctx) as object) });
 const query = (ctx: Context): unknown => ({ ...ctx.query });
+const idAndQuery = (ctx: Context): unknown => ({ ...ctx.query, ...(id(ctx) as object) });
 
 /** The input builders by name: the OpenAPI document tells from them where an operation's input comes from. */
-export const ADMIN_INPUTS = { body, id, idAndBody, query } as const;
+export const ADMIN_INPUTS = { body, id, idAndBody, query, idAndQuery } as const;
 
 /** The contract's route table (server/contract/admin-routes.ts) with Koa's method names and input builders. */
 export const ADMIN_ROUTES = Object.fromEntries(
@@ -60,7 +61,8 @@ export function adminRouter(handlers: GatewayHandlers): Router {
       const result = await handler(input, { actor: String(ctx.state.actor) });
       if (FILE_RESULTS.has(operation)) return sendFile(ctx, result as { filename: string; data: string });
       ctx.status = route.status ?? 200;
-      if (route.status !== 204) ctx.body = result;
+      // 204 has no body; neither has an accepted (202) operation that answers nothing.
+      if (route.status !== 204 && result !== undefined) ctx.body = result;
     });
   }
   return router;

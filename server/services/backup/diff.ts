@@ -39,6 +39,8 @@ function compare(current: Comparable[], next: Comparable[]): Changes {
 /** Comparable projections; JSON of objects built in a fixed key order is a stable fingerprint. */
 function project(config: BackupConfig): Record<keyof BackupDiff['changes'], Comparable[]> {
   return {
+    // TODO(backup-destinations): destinations are not in backups yet.
+    destinations: [],
     roles: config.roles.map((role) => ({ name: role.name, fingerprint: JSON.stringify([role.description]) })),
     endpoints: config.endpoints.map((endpoint) => ({
       name: endpoint.name,
@@ -113,6 +115,7 @@ export function diffConfigurations(current: BackupConfig, next: BackupConfig): B
     users: compare(before.users, after.users),
     externalUsers: compare(before.externalUsers, after.externalUsers),
     accessTokens: compare(before.accessTokens, after.accessTokens),
+    destinations: compare(before.destinations, after.destinations),
     settings: { added: [], changed: diffSettings(current, next).map((change) => change.key), removed: [] },
   };
 }

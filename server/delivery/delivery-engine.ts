@@ -1,0 +1,174 @@
+import type { DestinationStatus, DestinationSummary } from '../contract/dto';
+import type { Db } from '../db';
+import type { ConfigChanges } from '../db/config-changes';
+import type { Writer } from '../db/writer';
+import type { Logger } from '../logger';
+import { destinationsRepo, type DestinationRecord } from '../repositories/destinations.repo';
+import { outboxRepo } from '../repositories/outbox.repo';
+import type { DeliveryControl } from '../services/destinations.service';
+import { iso } from '../time';
+import { DestinationSender } from './destination-sender';
+import type { DeliveryLedger } from './ledger';
+
+/** How often the in-memory backlogs are counted again from the database. */
+const RECOUNT_MS = 30_000;
+/** A head batch failing for this long (or this many attempts) makes the destination `failing`, not `retrying`. */
+const FAILING_AFTER_MS = 60_000;
+const FAILING_AFTER_ATTEMPTS = 5;
+
+/**
+ * Runs one `DestinationSender` per destination, following configuration changes (a new
+ * destination starts, an edited one is reconfigured, a deleted one stops), and answers each
+ * destination's status from the database and the ledger.
+ */
+export class DeliveryEngine implements DeliveryControl {
+  private readonly senders = new Map<number, DestinationSender>();
+  private running = false;
+  private syncing: Promise<void> = Promise.resolve();
+  private recountTimer: NodeJS.Timeout | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly deps: {
+      db: Db;
+      writer: Writer;
+      changes: ConfigChanges;
+      ledger: DeliveryLedger;
+      logger: Logger;
+      now: () => number;
+      /** The lease owner name on PostgreSQL (several instances share the outbox). */
+      instanceId: string;
+      maxOutboxItems: () => number;
+    },
+  ) {}
+
+  /** Counts the backlogs; with `send`, also starts delivering (an ingest-only instance only counts). */
+  async start(send: boolean): Promise<void> {
+    await this.recount();
+    this.recountTimer = setInterval(() => void this.recount().catch(() => undefined), RECOUNT_MS);
+    this.recountTimer.unref();
+    if (!send) return;
+    this.running = true;
+    this.unsubscribe = this.deps.changes.subscribe((resources) => {
+      if (resources.has('destinations')) this.sync();
+    });
+    this.sync();
+    await this.syncing;
+  }
+
+  /** Items were committed for these destinations. */
+  notify(destinationIds: Iterable<number>): void {
+    for (const id of destinationIds) this.senders.get(id)?.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    if (this.recountTimer) clearInterval(this.recountTimer);
+    await this.syncing;
+    await Promise.all([...this.senders.values()].map((sender) => sender.stop()));
+    this.senders.clear();
+  }
+
+  private async recount(): Promise<void> {
+    const [backlogs, deadLetters] = await Promise.all([
+      outboxRepo.backlogs(this.deps.db.reads),
+      outboxRepo.deadLetterCounts(this.deps.db.reads),
+    ]);
+    this.deps.ledger.recount(backlogs, deadLetters);
+  }
+
+  /** Makes the running senders match the stored destinations (changes are applied one sync at a time). */
+  private sync(): void {
+    this.syncing = this.syncing.then(async () => {
+      if (!this.running) return;
+      try {
+        const configs = await destinationsRepo.list(this.deps.db.knex);
+        const ids = new Set(configs.map((config) => config.id));
+        for (const [id, sender] of this.senders)
+          if (!ids.has(id)) {
+            this.senders.delete(id);
+            this.deps.ledger.forget(id);
+            await sender.stop();
+          }
+        for (const config of configs) {
+          const sender = this.senders.get(config.id);
+          if (sender) sender.reconfigure(config);
+          else this.startSender(config);
+        }
+      } catch (error) {
+        this.deps.logger.warn('destinations could not be loaded', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    });
+  }
+
+  private startSender(config: DestinationRecord): void {
+    const { db, writer, ledger, logger, now, instanceId } = this.deps;
+    const sender = new DestinationSender(config, {
+      db,
+      writer,
+      ledger,
+      logger,
+      now,
+      leaseOwner: db.kind === 'postgres' ? instanceId : null,
+    });
+    this.senders.set(config.id, sender);
+    sender.start();
+  }
+
+  retried(destinationId: number, moved: { batches: number; items: number }): void {
+    this.deps.ledger.retried(destinationId, moved.items, moved.batches);
+    this.senders.get(destinationId)?.wake();
+  }
+
+  discarded(destinationId: number, batches: number): void {
+    this.deps.ledger.discarded(destinationId, batches);
+  }
+
+  async statusOf(destination: DestinationRecord): Promise<DestinationStatus> {
+    const { db, ledger, now } = this.deps;
+    const id = destination.id;
+    const backlog = ledger.backlog(id);
+    const [oldest, head] = await Promise.all([
+      backlog > 0 ? outboxRepo.oldestPending(db.reads, id) : Promise.resolve(null),
+      outboxRepo.headBatch(db.reads, id),
+    ]);
+    const stored =
+      head && head.lastAttemptAt !== null && head.lastError !== null
+        ? { at: head.lastAttemptAt, status: head.lastStatus, message: head.lastError }
+        : null;
+    const lastError = ledger.lastError(id) ?? stored;
+    let state: DestinationStatus['state'] = 'healthy';
+    if (!destination.active) state = 'paused';
+    else if (head && head.attempts > 0) {
+      const failingFor = now() - (head.firstAttemptAt ?? now());
+      state = failingFor >= FAILING_AFTER_MS || head.attempts >= FAILING_AFTER_ATTEMPTS ? 'failing' : 'retrying';
+    } else if (ledger.lastOutcome(id) === 'dead') state = 'failing';
+    return {
+      state,
+      backlog,
+      oldestPendingAt: oldest === null ? null : iso(oldest),
+      deliveredLastMinute: ledger.deliveredLastMinute(id),
+      lastError: lastError ? { at: iso(lastError.at), status: lastError.status, message: lastError.message } : null,
+    };
+  }
+
+  /** `/status`'s lines. */
+  async summaries(): Promise<DestinationSummary[]> {
+    const records = await destinationsRepo.list(this.deps.db.reads);
+    return Promise.all(
+      records.map(async (record) => {
+        const status = await this.statusOf(record);
+        return { name: record.name, state: status.state, backlog: status.backlog, oldestPendingAt: status.oldestPendingAt };
+      }),
+    );
+  }
+
+  /** Destinations whose outbox is at its bound (for `/_health`). */
+  full(): number[] {
+    const max = this.deps.maxOutboxItems();
+    return [...this.senders.keys()].filter((id) => this.deps.ledger.backlog(id) >= max);
+  }
+}

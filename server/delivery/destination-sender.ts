@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db';
+import type { Writer } from '../db/writer';
+import type { WriteBatch } from '../db/write-batch';
+import type { Logger } from '../logger';
+import type { DestinationRecord } from '../repositories/destinations.repo';
+import { outboxRepo, type AttemptFailure, type DeliveryBatch } from '../repositories/outbox.repo';
+import { batchBody, HttpDelivery, type AttemptResult } from './http-delivery';
+import type { DeliveryLedger } from './ledger';
+import { backoffMs } from './retry-policy';
+
+/** With nothing to send, look for new items this often (items of other instances, missed wake-ups). */
+const IDLE_POLL_MS = 1000;
+/** Another instance holds the destination: ask again after this long. */
+const LEASE_RETRY_MS = 2000;
+/** The lease outlives the longest attempt by this much. */
+const LEASE_MARGIN_MS = 30_000;
+
+export interface SenderDeps {
+  db: Db;
+  writer: Writer;
+  ledger: DeliveryLedger;
+  logger: Logger;
+  now: () => number;
+  /** This instance's name on leases; null on SQLite, whose one process is the only sender. */
+  leaseOwner: string | null;
+  random?: () => number;
+}
+
+/** Waits `ms` or until `wake` is called. */
+class Alarm {
+  private ring: (() => void) | null = null;
+  private rung = false;
+
+  wait(ms: number): Promise<void> {
+    if (this.rung) {
+      this.rung = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.ring = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.ring = done;
+    });
+  }
+
+  wake(): void {
+    if (this.ring) this.ring();
+    else this.rung = true;
+  }
+}
+
+/**
+ * One destination's delivery loop (SPEC §11): its batches go out one at a time, in outbox order;
+ * the head batch is retried with backoff until it is delivered or dead-lettered, and only then
+ * does the next one go. A slow or failing receiver holds up this loop alone: every destination
+ * has its own, and intake never waits for any of them.
+ */
+export class DestinationSender {
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private readonly alarm = new Alarm();
+  private readonly stopping = new AbortController();
+  private http: HttpDelivery;
+  /** The body of the batch being retried, kept so a retry does not read its items again. */
+  private cached: { batchId: string; body: string; items: number } | null = null;
+
+  constructor(
+    private config: DestinationRecord,
+    private readonly deps: SenderDeps,
+  ) {
+    this.http = new HttpDelivery(config);
+  }
+
+  get destinationId(): number {
+    return this.config.id;
+  }
+
+  start(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** The destination was edited: new settings from the next attempt on. */
+  reconfigure(config: DestinationRecord): void {
+    const old = this.http;
+    this.config = config;
+    this.http = new HttpDelivery(config);
+    void old.close();
+    this.alarm.wake();
+  }
+
+  /** New items, a retried dead letter or a config change: look again now. */
+  wake(): void {
+    this.alarm.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stopping.abort();
+    this.alarm.wake();
+    await this.loop;
+    await this.http.close();
+    if (this.deps.leaseOwner)
+      await outboxRepo.releaseLease(this.deps.db.knex, this.config.id, this.deps.leaseOwner).catch(() => undefined);
+  }
+
+  private async run(): Promise<void> {
+    let trouble = 0;
+    while (this.running) {
+      let waitMs: number;
+      try {
+        waitMs = await this.step();
+        trouble = 0;
+      } catch (error) {
+        // The database, not the receiver: try again, backing off, without counting an attempt.
+        trouble += 1;
+        waitMs = backoffMs(trouble, this.deps.random);
+        this.deps.logger.warn('delivery loop failed', {
+          destination: this.config.name,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+      if (waitMs > 0 && this.running) await this.alarm.wait(waitMs);
+    }
+  }
+
+  /** One step: send the head batch if it is due; answers how long to wait before the next step. */
+  private async step(): Promise<number> {
+    const { db, now } = this.deps;
+    if (!this.config.active) return 60_000;
+    if (!(await this.holdLease())) return LEASE_RETRY_MS;
+    const batch = (await outboxRepo.headBatch(db.reads, this.config.id)) ?? (await this.cut());
+    if (typeof batch === 'number') return batch;
+    const due = batch.nextAttemptAt - now();
+    if (due > 0) return due;
+    await this.attempt(batch);
+    return 0;
+  }
+
+  /** PostgreSQL: one instance at a time sends this destination's batches, so their order holds. */
+  private async holdLease(): Promise<boolean> {
+    const { leaseOwner, db, now } = this.deps;
+    if (!leaseOwner) return true;
+    const at = now();
+    return outboxRepo.lease(db.knex, {
+      destinationId: this.config.id,
+      owner: leaseOwner,
+      until: at + this.config.timeoutMs + LEASE_MARGIN_MS,
+      now: at,
+    });
+  }
+
+  /**
+   * Cuts the next batch from the items waiting: at once when a full batch waits, else once the
+   * oldest has waited `batchMaxWaitMs`. Answers the batch, or how long to wait.
+   */
+  private async cut(): Promise<DeliveryBatch | number> {
+    const { db, now } = this.deps;
+    const waiting = await outboxRepo.unbatched(db.reads, this.config.id, this.config.batchMaxEvents);
+    const first = waiting[0];
+    if (!first) return IDLE_POLL_MS;
+    if (waiting.length < this.config.batchMaxEvents) {
+      const wait = first.processedAt + this.config.batchMaxWaitMs - now();
+      if (wait > 0) return Math.min(wait, IDLE_POLL_MS);
+    }
+    const batchId = randomUUID();
+    await this.write((writes) =>
+      outboxRepo.cutBatch(writes, { batchId, destinationId: this.config.id, seqs: waiting.map((item) => item.seq) }),
+    );
+    return (await outboxRepo.headBatch(db.reads, this.config.id)) ?? IDLE_POLL_MS;
+  }
+
+  private async body(batch: DeliveryBatch): Promise<{ body: string; items: number }> {
+    if (this.cached?.batchId === batch.batchId) return this.cached;
+    const items = await outboxRepo.batchItems(this.deps.db.reads, batch.batchId);
+    this.cached = { batchId: batch.batchId, body: batchBody(batch.batchId, items), items: items.length };
+    return this.cached;
+  }
+
+  private async attempt(batch: DeliveryBatch): Promise<void> {
+    const { now, ledger } = this.deps;
+    const { body, items } = await this.body(batch);
+    if (items === 0) {
+      // Its items were discarded or taken by another batch (a lease that ran out): nothing to send.
+      await this.write((writes) => outboxRepo.delivered(writes, batch));
+      return;
+    }
+    const attempt = batch.attempts + 1;
+    const startedAt = now();
+    const result = await this.http.post(batch.batchId, body, attempt, startedAt, this.stopping.signal);
+    // Stopped mid-attempt: nothing is recorded; the batch goes again (same key) at the next start.
+    if (!this.running) return;
+    if (result.ok) {
+      await this.write((writes) => outboxRepo.delivered(writes, batch));
+      this.cached = null;
+      ledger.delivered(this.config.id, items);
+      return;
+    }
+    await this.recordFailure(batch, result, attempt, startedAt, items);
+  }
+
+  private async recordFailure(
+    batch: DeliveryBatch,
+    result: Extract<AttemptResult, { ok: false }>,
+    attempt: number,
+    startedAt: number,
+    items: number,
+  ): Promise<void> {
+    const { now, ledger } = this.deps;
+    const at = now();
+    const firstAttemptAt = batch.firstAttemptAt ?? startedAt;
+    const failure: AttemptFailure = {
+      attempts: attempt,
+      firstAttemptAt,
+      lastAttemptAt: startedAt,
+      nextAttemptAt: at + (result.retryAfterMs ?? backoffMs(attempt, this.deps.random)),
+      lastStatus: result.status,
+      lastError: result.message,
+    };
+    ledger.failed(this.config.id, result.reason, { at, status: result.status, message: result.message });
+    const expired = at - firstAttemptAt >= this.config.maxRetryAgeSeconds * 1000;
+    if (result.retry && !expired) {
+      await this.write((writes) => outboxRepo.failed(writes, batch, failure));
+      return;
+    }
+    const reason = result.retry ? 'max_retry_age' : 'http_status';
+    await this.write((writes) => outboxRepo.deadLettered(writes, batch, { ...failure, reason, failedAt: at }));
+    this.cached = null;
+    ledger.deadLettered(this.config.id, items, reason, true);
+    this.deps.logger.warn('delivery dead-lettered', {
+      destination: this.config.name,
+      batchId: batch.batchId,
+      items,
+      reason,
+      lastError: result.message,
+    });
+  }
+
+  /** One transaction on the gateway's writer. */
+  private async write(add: (writes: WriteBatch) => void): Promise<void> {
+    const sent = await this.deps.writer.hold((session) => session.sendWrites(add));
+    if (!sent.committed) throw sent.error;
+  }
+}

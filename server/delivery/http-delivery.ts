@@ -1,0 +1,134 @@
+import { createHmac } from 'node:crypto';
+import { Agent, request } from 'undici';
+import type { DestinationRecord } from '../repositories/destinations.repo';
+import type { OutboxItem } from '../repositories/outbox.repo';
+import { iso } from '../time';
+import { VERSION } from '../version';
+import type { FailureReason } from './ledger';
+import { isRetryableStatus, retryAfterMs } from './retry-policy';
+
+/** How one attempt ended. */
+export type AttemptResult =
+  | { ok: true; status: number }
+  | {
+      ok: false;
+      /** Worth another try (408, 429, 5xx, timeout, connection or TLS trouble). */
+      retry: boolean;
+      reason: FailureReason;
+      status: number | null;
+      message: string;
+      /** The receiver's Retry-After, in ms from now, when it sent one. */
+      retryAfterMs: number | null;
+    };
+
+/** What a receiver may answer that is read (and thrown away): enough for an error page. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * The request body (SPEC §11): `{batchId, events: [...]}`. Each item's `data` is stored as JSON
+ * text and goes in as it is, so a retry sends the very same bytes.
+ */
+export function batchBody(batchId: string, items: readonly OutboxItem[]): string {
+  const events = items.map(
+    (item) =>
+      `{"id":${JSON.stringify(item.itemId)},"eventId":${JSON.stringify(item.eventId)},` +
+      `"route":${JSON.stringify(item.routeName)},"endpoint":${JSON.stringify(item.endpointName)},` +
+      `"eventType":${JSON.stringify(item.eventType)},"receivedAt":"${iso(item.receivedAt)}",` +
+      `"processedAt":"${iso(item.processedAt)}","data":${item.data}}`,
+  );
+  return `{"batchId":${JSON.stringify(batchId)},"events":[${events.join(',')}]}`;
+}
+
+/** `X-Gateway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`. */
+export function signature(secret: string, body: string, unixSeconds: number): string {
+  const mac = createHmac('sha256', secret).update(`${unixSeconds}.`).update(body).digest('hex');
+  return `t=${unixSeconds},v1=${mac}`;
+}
+
+function authHeaders(destination: DestinationRecord, body: string, now: number): Record<string, string> {
+  const secret = destination.authSecret ?? '';
+  switch (destination.authType) {
+    case 'basic':
+      return {
+        authorization: `Basic ${Buffer.from(`${destination.authUsername ?? ''}:${secret}`).toString('base64')}`,
+      };
+    case 'bearer':
+      return { authorization: `Bearer ${secret}` };
+    case 'hmac':
+      return { 'x-gateway-signature': signature(secret, body, Math.floor(now / 1000)) };
+    case 'none':
+      return {};
+  }
+}
+
+/** TLS, or the connection, or the clock: what kind of trouble an error from undici is. */
+function classify(error: unknown, timedOut: boolean): { reason: FailureReason; message: string } {
+  const e = error as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.cause?.code ?? e.code ?? '';
+  const message = e.cause?.message ?? e.message ?? String(error);
+  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+    return { reason: 'timeout', message: 'The receiver did not answer in time' };
+  if (/CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|HOSTNAME/i.test(code) || /certificate|ssl|tls/i.test(message))
+    return { reason: 'tls', message: `TLS: ${message}` };
+  return { reason: 'connection', message: code ? `${code}: ${message}` : message };
+}
+
+/**
+ * Sends batches to one destination over a keep-alive connection pool of its own (its TLS trust
+ * is its own: verification on or off, a custom CA). One per destination configuration.
+ */
+export class HttpDelivery {
+  private readonly agent: Agent;
+
+  constructor(private readonly destination: DestinationRecord) {
+    this.agent = new Agent({
+      connections: 4,
+      keepAliveTimeout: 30_000,
+      connect: {
+        rejectUnauthorized: destination.tlsVerify,
+        ...(destination.caCertificatePem ? { ca: destination.caCertificatePem } : {}),
+      },
+    });
+  }
+
+  /** One attempt: `attempt` is 1 for the first (X-Gateway-Attempt). `abort` ends it early (shutdown). */
+  async post(batchId: string, body: string, attempt: number, now: number, abort: AbortSignal): Promise<AttemptResult> {
+    const d = this.destination;
+    const timeout = AbortSignal.timeout(d.timeoutMs);
+    try {
+      const answer = await request(d.url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        signal: AbortSignal.any([timeout, abort]),
+        headers: {
+          ...d.headers,
+          'content-type': 'application/json',
+          'idempotency-key': batchId,
+          'x-gateway-attempt': String(attempt),
+          'user-agent': `gateway/${VERSION}`,
+          ...authHeaders(d, body, now),
+        },
+        body,
+      });
+      // Read and drop the answer (bounded) so the connection can be kept for the next batch.
+      await answer.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined);
+      const status = answer.statusCode;
+      if (status >= 200 && status < 300) return { ok: true, status };
+      return {
+        ok: false,
+        retry: isRetryableStatus(status),
+        reason: 'http_status',
+        status,
+        message: `HTTP ${status}`,
+        retryAfterMs: retryAfterMs(answer.headers['retry-after'], now),
+      };
+    } catch (error) {
+      const { reason, message } = classify(error, timeout.aborted);
+      return { ok: false, retry: true, reason, status: null, message, retryAfterMs: null };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close().catch(() => undefined);
+  }
+}

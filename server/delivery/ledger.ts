@@ -1,0 +1,144 @@
+import type { DeadLetterReason } from '../contract/dto';
+
+/** Why an attempt failed, as `gateway_destination_failures_total` labels it. */
+export type FailureReason = 'timeout' | 'connection' | 'tls' | 'http_status';
+
+export interface LastError {
+  at: number;
+  status: number | null;
+  message: string;
+}
+
+interface Entry {
+  /** Items waiting (dead letters not counted). */
+  backlog: number;
+  /** Dead-lettered batches. */
+  deadLetters: number;
+  deliveredTotal: number;
+  /** [time, items] of each delivered batch in the last minute. */
+  recent: [number, number][];
+  failures: Map<FailureReason, number>;
+  lastError: LastError | null;
+  /** The latest batch's fate: a dead letter leaves the destination `failing` until one is delivered. */
+  lastOutcome: 'delivered' | 'failed' | 'dead' | null;
+}
+
+const blank = (): Entry => ({
+  backlog: 0,
+  deadLetters: 0,
+  deliveredTotal: 0,
+  recent: [],
+  failures: new Map(),
+  lastError: null,
+  lastOutcome: null,
+});
+
+/**
+ * What this instance knows of each destination's delivery, in memory: the backlog (seeded from
+ * the database and re-counted now and then, so rollbacks and other instances cannot make it
+ * drift for long), counters for `/_metrics`, and the last error. Read by the status, the health
+ * answer, the metrics and the outbox's bound; written by the outbox and the senders.
+ */
+export class DeliveryLedger {
+  private readonly entries = new Map<number, Entry>();
+
+  constructor(private readonly now: () => number) {}
+
+  private entry(destinationId: number): Entry {
+    let entry = this.entries.get(destinationId);
+    if (!entry) {
+      entry = blank();
+      this.entries.set(destinationId, entry);
+    }
+    return entry;
+  }
+
+  /** Counts read from the database replace the running ones. */
+  recount(backlogs: ReadonlyMap<number, number>, deadLetters: ReadonlyMap<number, number>): void {
+    for (const [id, entry] of this.entries) {
+      entry.backlog = backlogs.get(id) ?? 0;
+      entry.deadLetters = deadLetters.get(id) ?? 0;
+    }
+    for (const [id, count] of backlogs) this.entry(id).backlog = count;
+    for (const [id, count] of deadLetters) this.entry(id).deadLetters = count;
+  }
+
+  forget(destinationId: number): void {
+    this.entries.delete(destinationId);
+  }
+
+  backlog(destinationId: number): number {
+    return this.entries.get(destinationId)?.backlog ?? 0;
+  }
+
+  deadLetters(destinationId: number): number {
+    return this.entries.get(destinationId)?.deadLetters ?? 0;
+  }
+
+  queued(destinationId: number, items: number): void {
+    this.entry(destinationId).backlog += items;
+  }
+
+  delivered(destinationId: number, items: number): void {
+    const entry = this.entry(destinationId);
+    const at = this.now();
+    entry.backlog = Math.max(0, entry.backlog - items);
+    entry.deliveredTotal += items;
+    entry.recent.push([at, items]);
+    entry.lastOutcome = 'delivered';
+    this.trim(entry, at);
+  }
+
+  failed(destinationId: number, reason: FailureReason, error: LastError): void {
+    const entry = this.entry(destinationId);
+    entry.failures.set(reason, (entry.failures.get(reason) ?? 0) + 1);
+    entry.lastError = error;
+    entry.lastOutcome = 'failed';
+  }
+
+  /** A batch of `items` became a dead letter (`fromBacklog`: it had been waiting, not written dead). */
+  deadLettered(destinationId: number, items: number, reason: DeadLetterReason, fromBacklog: boolean): void {
+    const entry = this.entry(destinationId);
+    if (fromBacklog) entry.backlog = Math.max(0, entry.backlog - items);
+    entry.deadLetters += 1;
+    if (reason !== 'outbox_full') entry.lastOutcome = 'dead';
+  }
+
+  retried(destinationId: number, items: number, batches: number): void {
+    const entry = this.entry(destinationId);
+    entry.backlog += items;
+    entry.deadLetters = Math.max(0, entry.deadLetters - batches);
+  }
+
+  discarded(destinationId: number, batches: number): void {
+    const entry = this.entry(destinationId);
+    entry.deadLetters = Math.max(0, entry.deadLetters - batches);
+  }
+
+  deliveredLastMinute(destinationId: number): number {
+    const entry = this.entries.get(destinationId);
+    if (!entry) return 0;
+    this.trim(entry, this.now());
+    return entry.recent.reduce((sum, [, items]) => sum + items, 0);
+  }
+
+  deliveredTotal(destinationId: number): number {
+    return this.entries.get(destinationId)?.deliveredTotal ?? 0;
+  }
+
+  failures(destinationId: number): ReadonlyMap<FailureReason, number> {
+    return this.entries.get(destinationId)?.failures ?? new Map();
+  }
+
+  lastError(destinationId: number): LastError | null {
+    return this.entries.get(destinationId)?.lastError ?? null;
+  }
+
+  lastOutcome(destinationId: number): Entry['lastOutcome'] {
+    return this.entries.get(destinationId)?.lastOutcome ?? null;
+  }
+
+  private trim(entry: Entry, at: number): void {
+    while (entry.recent.length > 0 && (entry.recent[0]?.[0] ?? at) <= at - 60_000) entry.recent.shift();
+  }
+}

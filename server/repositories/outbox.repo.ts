@@ -1,0 +1,356 @@
+import type { DeadLetterReason } from '../contract/dto';
+import type { WriteBatch } from '../db/write-batch';
+import { num, numOrNull, type Queryable } from './db-types';
+
+/** One delivery item as written beside its event's outcome (SPEC §11). */
+export interface OutboxInsert {
+  destination_id: number;
+  item_id: string;
+  event_id: string;
+  route_name: string;
+  endpoint_name: string;
+  event_type: string;
+  received_at: number;
+  processed_at: number;
+  /** The item's `data`, as JSON text. */
+  data: string;
+  batch_id?: string | null;
+  dead?: boolean;
+}
+
+export interface OutboxItem {
+  seq: number;
+  itemId: string;
+  eventId: string;
+  routeName: string;
+  endpointName: string;
+  eventType: string;
+  receivedAt: number;
+  processedAt: number;
+  data: string;
+}
+
+export interface DeliveryBatch {
+  /** The row id: what the dead-letter API names. */
+  id: number;
+  /** The uuid sent as Idempotency-Key, the same on every attempt. */
+  batchId: string;
+  destinationId: number;
+  state: 'open' | 'dead';
+  firstSeq: number;
+  itemCount: number;
+  attempts: number;
+  firstAttemptAt: number | null;
+  nextAttemptAt: number;
+  lastAttemptAt: number | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  failedAt: number | null;
+  reason: DeadLetterReason | null;
+}
+
+interface BatchRow {
+  id: unknown;
+  batch_id: string;
+  destination_id: unknown;
+  state: 'open' | 'dead';
+  first_seq: unknown;
+  item_count: unknown;
+  attempts: unknown;
+  first_attempt_at: unknown;
+  next_attempt_at: unknown;
+  last_attempt_at: unknown;
+  last_status: unknown;
+  last_error: string | null;
+  failed_at: unknown;
+  reason: DeadLetterReason | null;
+}
+
+const toBatch = (row: BatchRow): DeliveryBatch => ({
+  id: num(row.id),
+  batchId: row.batch_id,
+  destinationId: num(row.destination_id),
+  state: row.state,
+  firstSeq: num(row.first_seq),
+  itemCount: num(row.item_count),
+  attempts: num(row.attempts),
+  firstAttemptAt: numOrNull(row.first_attempt_at),
+  nextAttemptAt: num(row.next_attempt_at),
+  lastAttemptAt: numOrNull(row.last_attempt_at),
+  lastStatus: numOrNull(row.last_status),
+  lastError: row.last_error,
+  failedAt: numOrNull(row.failed_at),
+  reason: row.reason,
+});
+
+interface ItemRow {
+  seq: unknown;
+  item_id: string;
+  event_id: string;
+  route_name: string;
+  endpoint_name: string;
+  event_type: string;
+  received_at: unknown;
+  processed_at: unknown;
+  data: string;
+}
+
+const toItem = (row: ItemRow): OutboxItem => ({
+  seq: num(row.seq),
+  itemId: row.item_id,
+  eventId: row.event_id,
+  routeName: row.route_name,
+  endpointName: row.endpoint_name,
+  eventType: row.event_type,
+  receivedAt: num(row.received_at),
+  processedAt: num(row.processed_at),
+  data: row.data,
+});
+
+/** What a failed attempt leaves on its batch. */
+export interface AttemptFailure {
+  attempts: number;
+  firstAttemptAt: number;
+  lastAttemptAt: number;
+  nextAttemptAt: number;
+  lastStatus: number | null;
+  lastError: string;
+}
+
+/** Which dead letters an operation means: the listed ids, or every one of the destination's. */
+const deadOf = (db: Queryable, destinationId: number, ids: readonly number[] | undefined) => {
+  const query = db('delivery_batches').where({ destination_id: destinationId, state: 'dead' });
+  if (ids !== undefined) void query.whereIn('id', ids.length > 0 ? [...ids] : [-1]);
+  return query;
+};
+
+/** Reads of the outbox (run anywhere) and its writes (added to a group-commit batch). */
+export const outboxRepo = {
+  /** The delivery items of processed events, in the order they are to be sent. */
+  addItems(writes: WriteBatch, rows: readonly OutboxInsert[]): void {
+    writes.insertRows('outbox_items', rows);
+  },
+
+  /** Items that found their destination's outbox full: written straight as a dead letter. */
+  addDeadLetter(
+    writes: WriteBatch,
+    batch: { batchId: string; destinationId: number; at: number },
+    rows: readonly OutboxInsert[],
+  ): void {
+    writes.insertRows(
+      'outbox_items',
+      rows.map((row) => ({ ...row, batch_id: batch.batchId, dead: true })),
+    );
+    writes.insertRows('delivery_batches', [
+      {
+        batch_id: batch.batchId,
+        destination_id: batch.destinationId,
+        state: 'dead',
+        rank: 1,
+        first_seq: 0,
+        item_count: rows.length,
+        attempts: 0,
+        next_attempt_at: 0,
+        failed_at: batch.at,
+        reason: 'outbox_full',
+      },
+    ]);
+  },
+
+  /** The batch to send next: one a technician sent back to the head first, then in outbox order. */
+  async headBatch(db: Queryable, destinationId: number): Promise<DeliveryBatch | null> {
+    const row = (await db('delivery_batches')
+      .where({ destination_id: destinationId, state: 'open' })
+      .orderBy([{ column: 'rank' }, { column: 'first_seq' }, { column: 'id' }])
+      .first()) as BatchRow | undefined;
+    return row ? toBatch(row) : null;
+  },
+
+  /** The oldest items not yet in a batch (at most `limit`): `seq` and when each was processed. */
+  async unbatched(db: Queryable, destinationId: number, limit: number): Promise<{ seq: number; processedAt: number }[]> {
+    const rows: { seq: unknown; processed_at: unknown }[] = await db('outbox_items')
+      .where({ destination_id: destinationId })
+      .whereNull('batch_id')
+      .orderBy('seq')
+      .limit(limit)
+      .select('seq', 'processed_at');
+    return rows.map((row) => ({ seq: num(row.seq), processedAt: num(row.processed_at) }));
+  },
+
+  /** Cuts these items into a new open batch. */
+  cutBatch(writes: WriteBatch, batch: { batchId: string; destinationId: number; seqs: readonly number[] }): void {
+    const sql = writes.sql;
+    writes.insertRows('delivery_batches', [
+      {
+        batch_id: batch.batchId,
+        destination_id: batch.destinationId,
+        state: 'open',
+        rank: 1,
+        first_seq: batch.seqs[0] ?? 0,
+        item_count: batch.seqs.length,
+        attempts: 0,
+        next_attempt_at: 0,
+      },
+    ]);
+    writes.add(
+      sql('outbox_items')
+        .whereIn('seq', [...batch.seqs])
+        .whereNull('batch_id')
+        .update({ batch_id: batch.batchId }),
+    );
+  },
+
+  async batchItems(db: Queryable, batchId: string): Promise<OutboxItem[]> {
+    const rows = (await db('outbox_items').where({ batch_id: batchId }).orderBy('seq').select('*')) as ItemRow[];
+    return rows.map(toItem);
+  },
+
+  /** A 2xx: the batch and its items are done. */
+  delivered(writes: WriteBatch, batch: DeliveryBatch): void {
+    const sql = writes.sql;
+    writes.add(
+      sql('outbox_items').where({ batch_id: batch.batchId }).delete(),
+      sql('delivery_batches').where({ id: batch.id }).delete(),
+    );
+  },
+
+  /** A failed attempt to be retried at `nextAttemptAt`. */
+  failed(writes: WriteBatch, batch: DeliveryBatch, failure: AttemptFailure): void {
+    writes.add(
+      writes
+        .sql('delivery_batches')
+        .where({ id: batch.id, state: 'open' })
+        .update({
+          attempts: failure.attempts,
+          first_attempt_at: failure.firstAttemptAt,
+          last_attempt_at: failure.lastAttemptAt,
+          next_attempt_at: failure.nextAttemptAt,
+          last_status: failure.lastStatus,
+          last_error: failure.lastError,
+        }),
+    );
+  },
+
+  /** The batch gives up: it stays, with its items, as a dead letter. */
+  deadLettered(
+    writes: WriteBatch,
+    batch: DeliveryBatch,
+    failure: AttemptFailure & { reason: DeadLetterReason; failedAt: number },
+  ): void {
+    const sql = writes.sql;
+    writes.add(
+      sql('delivery_batches').where({ id: batch.id, state: 'open' }).update({
+        state: 'dead',
+        attempts: failure.attempts,
+        first_attempt_at: failure.firstAttemptAt,
+        last_attempt_at: failure.lastAttemptAt,
+        last_status: failure.lastStatus,
+        last_error: failure.lastError,
+        failed_at: failure.failedAt,
+        reason: failure.reason,
+      }),
+      sql('outbox_items').where({ batch_id: batch.batchId }).update({ dead: true }),
+    );
+  },
+
+  /** A page of dead letters, newest first; `beforeId` is the keyset cursor. */
+  async deadLetters(
+    db: Queryable,
+    destinationId: number,
+    page: { limit: number; beforeId?: number },
+  ): Promise<DeliveryBatch[]> {
+    const query = db('delivery_batches')
+      .where({ destination_id: destinationId, state: 'dead' })
+      .orderBy('id', 'desc')
+      .limit(page.limit)
+      .select('*');
+    if (page.beforeId !== undefined) void query.where('id', '<', page.beforeId);
+    return ((await query) as BatchRow[]).map(toBatch);
+  },
+
+  /**
+   * Sends dead letters back to the head of the outbox in their original order, with a fresh
+   * retry age; answers how many batches and items went back.
+   */
+  async retryDead(
+    db: Queryable,
+    destinationId: number,
+    ids: readonly number[] | undefined,
+  ): Promise<{ batches: number; items: number }> {
+    const rows: { batch_id: string; item_count: unknown }[] = await deadOf(db, destinationId, ids).select(
+      'batch_id',
+      'item_count',
+    );
+    if (rows.length === 0) return { batches: 0, items: 0 };
+    const batchIds = rows.map((row) => row.batch_id);
+    await db('outbox_items').whereIn('batch_id', batchIds).update({ dead: false });
+    await deadOf(db, destinationId, ids).update({
+      state: 'open',
+      rank: 0,
+      // A batch written dead (outbox_full) had no place yet: its first item's is its order.
+      first_seq: db.raw('(select min(seq) from outbox_items where outbox_items.batch_id = delivery_batches.batch_id)'),
+      first_attempt_at: null,
+      next_attempt_at: 0,
+      failed_at: null,
+    });
+    return { batches: rows.length, items: rows.reduce((sum, row) => sum + num(row.item_count), 0) };
+  },
+
+  /** Deletes dead letters with their items; answers how many batches went. */
+  async discardDead(db: Queryable, destinationId: number, ids: readonly number[] | undefined): Promise<number> {
+    const rows: { batch_id: string }[] = await deadOf(db, destinationId, ids).select('batch_id');
+    if (rows.length === 0) return 0;
+    const batchIds = rows.map((row) => row.batch_id);
+    for (let start = 0; start < batchIds.length; start += 500) {
+      const chunk = batchIds.slice(start, start + 500);
+      await db('outbox_items').whereIn('batch_id', chunk).delete();
+      await db('delivery_batches').whereIn('batch_id', chunk).delete();
+    }
+    return rows.length;
+  },
+
+  /** Per destination, items waiting (not dead letters): seeds the in-memory backlog. */
+  async backlogs(db: Queryable): Promise<Map<number, number>> {
+    const rows: { destination_id: unknown; n: unknown }[] = await db('outbox_items')
+      .where({ dead: false })
+      .groupBy('destination_id')
+      .select('destination_id')
+      .count({ n: '*' });
+    return new Map(rows.map((row) => [num(row.destination_id), num(row.n)]));
+  },
+
+  async deadLetterCounts(db: Queryable): Promise<Map<number, number>> {
+    const rows: { destination_id: unknown; n: unknown }[] = await db('delivery_batches')
+      .where({ state: 'dead' })
+      .groupBy('destination_id')
+      .select('destination_id')
+      .count({ n: '*' });
+    return new Map(rows.map((row) => [num(row.destination_id), num(row.n)]));
+  },
+
+  /** When the oldest waiting item of the destination finished processing, or null. */
+  async oldestPending(db: Queryable, destinationId: number): Promise<number | null> {
+    const row: { processed_at: unknown } | undefined = await db('outbox_items')
+      .where({ destination_id: destinationId, dead: false })
+      .orderBy('seq')
+      .first('processed_at');
+    return row ? num(row.processed_at) : null;
+  },
+
+  /** PostgreSQL, several instances: takes or renews this destination's lease; false when another instance holds it. */
+  async lease(db: Queryable, lease: { destinationId: number; owner: string; until: number; now: number }) {
+    const result = (await db.raw(
+      `INSERT INTO delivery_leases (destination_id, owner, lease_until) VALUES (?, ?, ?)
+       ON CONFLICT (destination_id) DO UPDATE SET owner = excluded.owner, lease_until = excluded.lease_until
+       WHERE delivery_leases.owner = excluded.owner OR delivery_leases.lease_until < ?
+       RETURNING owner`,
+      [lease.destinationId, lease.owner, lease.until, lease.now],
+    )) as { rows?: unknown[] } | unknown[];
+    const rows = Array.isArray(result) ? result : (result.rows ?? []);
+    return rows.length > 0;
+  },
+
+  async releaseLease(db: Queryable, destinationId: number, owner: string): Promise<void> {
+    await db('delivery_leases').where({ destination_id: destinationId, owner }).delete();
+  },
+};

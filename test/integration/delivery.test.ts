@@ -1,0 +1,331 @@
+import { createHmac } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Receiver } from '../helpers/receiver';
+import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  while (open.length > 0) await open.pop()?.close();
+});
+
+async function setup(destination: Record<string, unknown> = {}, routes?: Record<string, unknown>[]) {
+  const gw = await startTestGateway();
+  open.push(gw);
+  const receiver = await Receiver.start();
+  open.push(receiver);
+  const created = await gw.admin('POST', '/destinations', {
+    name: 'WMS',
+    url: receiver.url,
+    batchMaxWaitMs: 0,
+    ...destination,
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.id as number;
+  const endpoint = await gw.admin('POST', '/endpoints', {
+    name: 'Dock door 3',
+    baseRoutePath: 'dock3',
+    routes: routes ?? [
+      { name: 'reads', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'noauth', destinations: [id] },
+      {
+        name: 'reads-async',
+        eventType: 'UHFTagRead',
+        requestType: 'HttpPost',
+        authType: 'noauth',
+        async: true,
+        destinations: [id],
+      },
+    ],
+  });
+  expect(endpoint.status).toBe(201);
+  return { gw, receiver, destination: created.body, id };
+}
+
+const epc = (n: number) => (0x300000000000000000000000n + BigInt(n)).toString(16).toUpperCase();
+
+async function post(gw: TestGateway, path: string, body: unknown): Promise<Response> {
+  return fetch(`${gw.base}/dock3/${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('destinations: store and forward (SPEC §11)', () => {
+  it('delivers each counted read of a sync UHFTagRead, not the suppressed duplicates, with the batch headers', async () => {
+    const { gw, receiver } = await setup();
+    const res = await post(gw, 'reads', [
+      { epc: epc(1), antenna: 1, readerId: 'r1', rssi: -50, readAt: '2026-11-25T10:00:00.000Z' },
+      { epc: epc(1), antenna: 1, readerId: 'r1', rssi: -51, readAt: '2026-11-25T10:00:00.100Z' },
+      { epc: epc(2), antenna: 2, readerId: 'r1', rssi: -60, readAt: '2026-11-25T10:00:00.200Z' },
+    ]);
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { id: string };
+    await receiver.waitFor((r) => r.items.length >= 2, 10_000);
+    expect(receiver.items).toHaveLength(2);
+    const [request] = receiver.requests;
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.headers['idempotency-key']).toBe(request?.body.batchId);
+    expect(request?.headers['x-gateway-attempt']).toBe('1');
+    expect(request?.headers['x-gateway-signature']).toBeUndefined();
+    const [first, second] = receiver.items;
+    expect(first).toMatchObject({
+      eventId: answer.id,
+      route: 'reads',
+      endpoint: 'Dock door 3',
+      eventType: 'UHFTagRead',
+      data: { epc: epc(1), epcUri: expect.stringMatching(/^urn:epc:/), readerId: 'r1', antenna: 1, rssi: -50, readAt: '2026-11-25T10:00:00.000Z' },
+    });
+    expect(Object.keys(first?.data ?? {}).sort()).toEqual(['antenna', 'epc', 'epcUri', 'readAt', 'readerId', 'rssi']);
+    expect(second?.data).toMatchObject({ epc: epc(2), antenna: 2 });
+    expect(first?.id).not.toBe(second?.id);
+    expect(Date.parse(String(first?.receivedAt))).not.toBeNaN();
+    expect(Date.parse(String(first?.processedAt))).not.toBeNaN();
+  });
+
+  it('delivers async events once processed, in the order they finished processing', async () => {
+    const { gw, receiver } = await setup({ batchMaxEvents: 7 });
+    for (let i = 0; i < 30; i++) {
+      const res = await post(gw, 'reads-async', { epc: epc(100 + i), antenna: 1 });
+      expect(res.status).toBe(202);
+    }
+    await receiver.waitFor((r) => r.items.length >= 30, 15_000);
+    expect(receiver.items.map((item) => item.data.epc)).toEqual(Array.from({ length: 30 }, (_, i) => epc(100 + i)));
+    expect(receiver.requests.every((request) => request.body.events.length <= 7)).toBe(true);
+  });
+
+  it('signs an hmac destination with the secret shown once: t=<seconds>,v1=HMAC(secret, t + "." + body)', async () => {
+    const { gw, receiver, destination, id } = await setup({ auth: { type: 'hmac' } });
+    const secret = destination.secret as string;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+    const again = await gw.admin('GET', `/destinations/${id}`);
+    expect(JSON.stringify(again.body)).not.toContain(secret);
+    expect(again.body.auth).toEqual({ type: 'hmac' });
+    expect((await post(gw, 'reads', { epc: epc(7), antenna: 1 })).status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length >= 1, 10_000);
+    const request = receiver.requests[0];
+    const header = String(request?.headers['x-gateway-signature']);
+    const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+    expect(match).not.toBeNull();
+    const expected = createHmac('sha256', secret).update(`${match?.[1]}.${request?.raw}`).digest('hex');
+    expect(match?.[2]).toBe(expected);
+
+    const regenerated = await gw.admin('POST', `/destinations/${id}/regenerate`);
+    expect(regenerated.status).toBe(200);
+    expect(regenerated.body.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(regenerated.body.secret).not.toBe(secret);
+  });
+
+  it('sends Basic and bearer credentials and never answers them back', async () => {
+    const { gw, receiver, id } = await setup({ auth: { type: 'basic', username: 'wms', password: 's3cret-pass' } });
+    const shown = await gw.admin('GET', `/destinations/${id}`);
+    expect(shown.body.auth).toEqual({ type: 'basic', username: 'wms' });
+    expect(JSON.stringify(shown.body)).not.toContain('s3cret-pass');
+    expect((await post(gw, 'reads', { epc: epc(8), antenna: 1 })).status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length >= 1, 10_000);
+    expect(receiver.requests[0]?.headers.authorization).toBe(`Basic ${Buffer.from('wms:s3cret-pass').toString('base64')}`);
+
+    // An update that leaves the token out keeps it (same type); the answer never carries it.
+    const bearer = await gw.admin('PUT', `/destinations/${id}`, {
+      name: 'WMS',
+      url: receiver.url,
+      batchMaxWaitMs: 0,
+      auth: { type: 'bearer', token: 'tok-123' },
+    });
+    expect(bearer.status).toBe(200);
+    expect(JSON.stringify(bearer.body)).not.toContain('tok-123');
+    const kept = await gw.admin('PUT', `/destinations/${id}`, {
+      name: 'WMS',
+      url: receiver.url,
+      batchMaxWaitMs: 0,
+      auth: { type: 'bearer' },
+      headers: { 'X-Site': 'dock' },
+    });
+    expect(kept.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await post(gw, 'reads', { epc: epc(9), antenna: 1 })).status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length >= 2, 10_000);
+    expect(receiver.requests[1]?.headers.authorization).toBe('Bearer tok-123');
+    expect(receiver.requests[1]?.headers['x-site']).toBe('dock');
+  });
+
+  it('retries a 500 with the same batch, and dead-letters a 400 until it is retried by hand', async () => {
+    const { gw, receiver, id } = await setup();
+    receiver.reply = (_request, index) => ({ status: index === 0 ? 500 : 200 });
+    expect((await post(gw, 'reads', { epc: epc(20), antenna: 1 })).status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length >= 2, 10_000);
+    const [failed, retried] = receiver.requests;
+    expect(retried?.body.batchId).toBe(failed?.body.batchId);
+    expect(retried?.raw).toBe(failed?.raw);
+    expect(retried?.headers['x-gateway-attempt']).toBe('2');
+    expect((retried?.at ?? 0) - (failed?.at ?? 0)).toBeGreaterThanOrEqual(700);
+
+    receiver.reply = () => ({ status: 400 });
+    expect((await post(gw, 'reads', { epc: epc(21), antenna: 1 })).status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length >= 3, 10_000);
+    let dead = await gw.admin('GET', `/destinations/${id}/dead-letters`);
+    for (let i = 0; i < 50 && dead.body.items.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      dead = await gw.admin('GET', `/destinations/${id}/dead-letters`);
+    }
+    expect(dead.status).toBe(200);
+    expect(dead.body.items).toHaveLength(1);
+    expect(dead.body.items[0]).toMatchObject({
+      batchId: receiver.requests[2]?.body.batchId,
+      itemCount: 1,
+      attempts: 1,
+      reason: 'http_status',
+      lastStatus: 400,
+    });
+    expect(dead.body.nextCursor).toBeNull();
+    const status = await gw.admin('GET', `/destinations/${id}`);
+    expect(status.body.status).toMatchObject({ state: 'failing', backlog: 0 });
+    expect(status.body.status.lastError).toMatchObject({ status: 400 });
+
+    receiver.reply = () => ({ status: 200 });
+    const retry = await gw.admin('POST', `/destinations/${id}/dead-letters/retry`, { ids: [dead.body.items[0].id] });
+    expect(retry.status).toBe(202);
+    await receiver.waitFor((r) => r.requests.length >= 4, 10_000);
+    expect(receiver.requests[3]?.body.batchId).toBe(receiver.requests[2]?.body.batchId);
+    expect(receiver.requests[3]?.body.events[0]?.data.epc).toBe(epc(21));
+    const after = await gw.admin('GET', `/destinations/${id}/dead-letters`);
+    expect(after.body.items).toHaveLength(0);
+    const audit = await gw.admin('GET', '/audit');
+    expect(audit.body.items.map((entry: { action: string }) => entry.action)).toContain('retry');
+  });
+
+  it('honours Retry-After on a 429', async () => {
+    const { gw, receiver } = await setup();
+    receiver.reply = (_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 });
+    expect((await post(gw, 'reads', { epc: epc(30), antenna: 1 })).status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length >= 2, 10_000);
+    expect((receiver.requests[1]?.at ?? 0) - (receiver.requests[0]?.at ?? 0)).toBeGreaterThanOrEqual(2900);
+  });
+
+  it('discards dead letters, one by one or all', async () => {
+    const { gw, receiver, id } = await setup({ batchMaxEvents: 1 });
+    receiver.reply = () => ({ status: 422 });
+    for (let i = 0; i < 3; i++) expect((await post(gw, 'reads', { epc: epc(40 + i), antenna: 1 })).status).toBe(200);
+    let dead = await gw.admin('GET', `/destinations/${id}/dead-letters`);
+    for (let i = 0; i < 100 && dead.body.items.length < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      dead = await gw.admin('GET', `/destinations/${id}/dead-letters`);
+    }
+    expect(dead.body.items).toHaveLength(3);
+    const page = await gw.admin('GET', `/destinations/${id}/dead-letters?limit=2`);
+    expect(page.body.items).toHaveLength(2);
+    const rest = await gw.admin('GET', `/destinations/${id}/dead-letters?limit=2&cursor=${page.body.nextCursor}`);
+    expect(rest.body.items).toHaveLength(1);
+    expect((await gw.admin('DELETE', `/destinations/${id}/dead-letters`, { ids: [dead.body.items[0].id] })).status).toBe(204);
+    expect((await gw.admin('GET', `/destinations/${id}/dead-letters`)).body.items).toHaveLength(2);
+    expect((await gw.admin('DELETE', `/destinations/${id}/dead-letters`)).status).toBe(204);
+    expect((await gw.admin('GET', `/destinations/${id}/dead-letters`)).body.items).toHaveLength(0);
+  });
+
+});
+
+describe('destinations: the resource (SPEC §11)', () => {
+  it('answers defaults, validates fields, refuses a taken name and a destination in use', async () => {
+    const gw = await startTestGateway();
+    open.push(gw);
+    const created = await gw.admin('POST', '/destinations', { name: 'ERP', url: 'https://erp.example/in' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      name: 'ERP',
+      kind: 'http',
+      url: 'https://erp.example/in',
+      headers: {},
+      auth: { type: 'none' },
+      timeoutMs: 10000,
+      batchMaxEvents: 100,
+      batchMaxWaitMs: 1000,
+      maxRetryAgeSeconds: 604800,
+      tlsVerify: true,
+      caCertificatePem: null,
+      active: true,
+      status: { state: 'healthy', backlog: 0, oldestPendingAt: null, deliveredLastMinute: 0, lastError: null },
+    });
+    expect(created.body.secret).toBeUndefined();
+    expect(Date.parse(created.body.createdDate)).not.toBeNaN();
+
+    const bad = await gw.admin('POST', '/destinations', {
+      name: '',
+      url: 'ftp://x',
+      timeoutMs: 999,
+      batchMaxEvents: 1001,
+      batchMaxWaitMs: -1,
+      maxRetryAgeSeconds: 59,
+      headers: { 'Content-Type': 'text/plain', 'Idempotency-Key': 'x', Host: 'h', 'Content-Length': '1' },
+      auth: { type: 'basic' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('validation_failed');
+    const paths = bad.body.errors.map((error: { path: string }) => error.path).sort();
+    expect(paths).toEqual(
+      [
+        '/name',
+        '/url',
+        '/timeoutMs',
+        '/batchMaxEvents',
+        '/batchMaxWaitMs',
+        '/maxRetryAgeSeconds',
+        '/headers/Content-Type',
+        '/headers/Idempotency-Key',
+        '/headers/Host',
+        '/headers/Content-Length',
+        '/auth/username',
+      ].sort(),
+    );
+    const noPassword = await gw.admin('POST', '/destinations', {
+      name: 'B',
+      url: 'http://b.example',
+      auth: { type: 'basic', username: 'u' },
+    });
+    expect(noPassword.status).toBe(400);
+
+    const taken = await gw.admin('POST', '/destinations', { name: 'erp', url: 'http://other.example' });
+    expect(taken.status).toBe(409);
+    expect(taken.body.code).toBe('destination_name_taken');
+
+    const getRoute = await gw.admin('POST', '/endpoints', {
+      name: 'E',
+      baseRoutePath: 'e',
+      routes: [{ name: 'g', eventType: 'UHFTagRead', requestType: 'HttpGet', authType: 'noauth', destinations: [created.body.id] }],
+    });
+    expect(getRoute.status).toBe(400);
+    expect(getRoute.body.errors[0].path).toBe('/routes/0/destinations');
+    const unknown = await gw.admin('POST', '/endpoints', {
+      name: 'E',
+      baseRoutePath: 'e',
+      routes: [{ name: 'p', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'noauth', destinations: [9999] }],
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors[0].path).toBe('/routes/0/destinations/0');
+    const endpoint = await gw.admin('POST', '/endpoints', {
+      name: 'E',
+      baseRoutePath: 'e',
+      routes: [{ name: 'p', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'noauth', destinations: [created.body.id] }],
+    });
+    expect(endpoint.status).toBe(201);
+    expect(endpoint.body.routes[0].destinations).toEqual([created.body.id]);
+    const routeDefault = await gw.admin('POST', '/endpoints', {
+      name: 'F',
+      baseRoutePath: 'f',
+      routes: [{ name: 'q', eventType: 'AllData', requestType: 'HttpPost', authType: 'noauth' }],
+    });
+    expect(routeDefault.body.routes[0].destinations).toEqual([]);
+
+    const inUse = await gw.admin('DELETE', `/destinations/${created.body.id}`);
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.code).toBe('destination_in_use');
+    expect(inUse.body.references).toEqual([{ kind: 'route', id: endpoint.body.routes[0].id, name: 'p' }]);
+    expect((await gw.admin('DELETE', `/endpoints/${endpoint.body.id}`)).status).toBe(204);
+    expect((await gw.admin('DELETE', `/destinations/${created.body.id}`)).status).toBe(204);
+    expect((await gw.admin('GET', `/destinations/${created.body.id}`)).status).toBe(404);
+
+    const audit = await gw.admin('GET', '/audit');
+    const entries = audit.body.items.filter((entry: { resource: string }) => entry.resource === 'destinations');
+    expect(entries.map((entry: { action: string }) => entry.action).sort()).toEqual(['create', 'delete']);
+    const status = await gw.admin('GET', '/status');
+    expect(status.body.destinations).toEqual([]);
+  });
+});
