@@ -334,10 +334,7 @@ export type DestinationAuthType = (typeof DESTINATION_AUTH_TYPES)[number];
 
 /** How a destination authenticates, as answered: passwords, tokens and secrets are write-only. */
 export type DestinationAuth =
-  | { type: 'none' }
-  | { type: 'basic'; username: string }
-  | { type: 'bearer' }
-  | { type: 'hmac' };
+  { type: 'none' } | { type: 'basic'; username: string } | { type: 'bearer' } | { type: 'hmac' };
 
 /**
  * As submitted. On update an omitted `password`/`token` keeps the stored one when the type is

@@ -1,13 +1,6 @@
 /** Which part of the configuration changed; listeners rebuild only what depends on it. */
 export type ConfigResource =
-  | 'endpoints'
-  | 'roles'
-  | 'users'
-  | 'externalUsers'
-  | 'accessTokens'
-  | 'settings'
-  | 'sessions'
-  | 'destinations';
+  'endpoints' | 'roles' | 'users' | 'externalUsers' | 'accessTokens' | 'settings' | 'sessions' | 'destinations';
 
 export const ALL_RESOURCES: readonly ConfigResource[] = [
   'endpoints',

@@ -161,7 +161,12 @@ export class DeliveryEngine implements DeliveryControl {
     return Promise.all(
       records.map(async (record) => {
         const status = await this.statusOf(record);
-        return { name: record.name, state: status.state, backlog: status.backlog, oldestPendingAt: status.oldestPendingAt };
+        return {
+          name: record.name,
+          state: status.state,
+          backlog: status.backlog,
+          oldestPendingAt: status.oldestPendingAt,
+        };
       }),
     );
   }

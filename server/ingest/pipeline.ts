@@ -224,7 +224,11 @@ export class Pipeline {
     });
     eventWrites.insertMany(writes, rows);
     idempotencyRepo.insertMany(writes, keys);
-    const processed = items.map((item, i) => ({ meta: item.submission.meta, raw: item.submission.raw, outcome: stored[i] }));
+    const processed = items.map((item, i) => ({
+      meta: item.submission.meta,
+      raw: item.submission.raw,
+      outcome: stored[i],
+    }));
     this.delivery.outbox.add(writes, await this.deliveries(processed, processedAt));
     return answers;
   }

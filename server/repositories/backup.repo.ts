@@ -11,6 +11,7 @@ import { nameKey, num, type Queryable } from './db-types';
 /** Child tables first, so no foreign key (RESTRICT on roles) is ever violated midway. */
 const WIPE_ORDER = [
   'external_user_routes',
+  'route_destinations',
   'route_roles',
   'user_roles',
   'bearer_tokens',

@@ -92,7 +92,9 @@ export const destinationsRepo = {
   },
 
   async findByName(db: Queryable, name: string): Promise<DestinationRecord | null> {
-    const row = (await db('destinations').where({ name_key: nameKey(name) }).first()) as DestinationRow | undefined;
+    const row = (await db('destinations')
+      .where({ name_key: nameKey(name) })
+      .first()) as DestinationRow | undefined;
     return row ? toRecord(row) : null;
   },
 
@@ -141,5 +143,13 @@ export const destinationsRepo = {
       map.set(routeId, list);
     }
     return map;
+  },
+
+  /** Links routes to destinations (a restore: the routes' old links went with them). */
+  async linkRoutes(db: Queryable, links: readonly { routeId: number; destinationId: number }[]): Promise<void> {
+    for (let start = 0; start < links.length; start += 200)
+      await db('route_destinations').insert(
+        links.slice(start, start + 200).map((link) => ({ route_id: link.routeId, destination_id: link.destinationId })),
+      );
   },
 };

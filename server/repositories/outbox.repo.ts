@@ -167,7 +167,11 @@ export const outboxRepo = {
   },
 
   /** The oldest items not yet in a batch (at most `limit`): `seq` and when each was processed. */
-  async unbatched(db: Queryable, destinationId: number, limit: number): Promise<{ seq: number; processedAt: number }[]> {
+  async unbatched(
+    db: Queryable,
+    destinationId: number,
+    limit: number,
+  ): Promise<{ seq: number; processedAt: number }[]> {
     const rows: { seq: unknown; processed_at: unknown }[] = await db('outbox_items')
       .where({ destination_id: destinationId })
       .whereNull('batch_id')
@@ -217,17 +221,14 @@ export const outboxRepo = {
   /** A failed attempt to be retried at `nextAttemptAt`. */
   failed(writes: WriteBatch, batch: DeliveryBatch, failure: AttemptFailure): void {
     writes.add(
-      writes
-        .sql('delivery_batches')
-        .where({ id: batch.id, state: 'open' })
-        .update({
-          attempts: failure.attempts,
-          first_attempt_at: failure.firstAttemptAt,
-          last_attempt_at: failure.lastAttemptAt,
-          next_attempt_at: failure.nextAttemptAt,
-          last_status: failure.lastStatus,
-          last_error: failure.lastError,
-        }),
+      writes.sql('delivery_batches').where({ id: batch.id, state: 'open' }).update({
+        attempts: failure.attempts,
+        first_attempt_at: failure.firstAttemptAt,
+        last_attempt_at: failure.lastAttemptAt,
+        next_attempt_at: failure.nextAttemptAt,
+        last_status: failure.lastStatus,
+        last_error: failure.lastError,
+      }),
     );
   },
 

@@ -93,7 +93,8 @@ function readAuth(r: InputReader): AuthDraft {
     auth = { type, username, password };
   } else if (type === 'bearer') {
     const token = a.string('token', { allowBlank: true, max: 8192, label: 'Token' });
-    if (token !== undefined && (token === '' || /[\r\n\0]/.test(token))) a.fail('token', 'Token must be text on one line');
+    if (token !== undefined && (token === '' || /[\r\n\0]/.test(token)))
+      a.fail('token', 'Token must be text on one line');
     auth = { type, token };
   } else if (type === 'hmac') auth = { type };
   r.errors.push(...a.errors);
@@ -122,8 +123,7 @@ function readUrl(r: InputReader): string {
   }
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || !parsed.hostname)
     r.fail('url', 'URL must be an http:// or https:// address');
-  else if (parsed.username || parsed.password)
-    r.fail('url', 'Put credentials in the authentication, not in the URL');
+  else if (parsed.username || parsed.password) r.fail('url', 'Put credentials in the authentication, not in the URL');
   return url;
 }
 
@@ -185,7 +185,10 @@ function resolveSecrets(
     case 'basic': {
       const secret = auth.password ?? kept;
       if (!secret) throw missing('password', 'Password');
-      return { write: { ...rest, authType: 'basic', authUsername: auth.username, authSecret: secret }, newSecret: null };
+      return {
+        write: { ...rest, authType: 'basic', authUsername: auth.username, authSecret: secret },
+        newSecret: null,
+      };
     }
     case 'bearer': {
       const secret = auth.token ?? kept;
@@ -221,7 +224,8 @@ export function destinationToDto(record: DestinationRecord, status: DestinationS
     kind: record.kind,
     url: record.url,
     headers: record.headers,
-    auth: record.authType === 'basic' ? { type: 'basic', username: record.authUsername ?? '' } : { type: record.authType },
+    auth:
+      record.authType === 'basic' ? { type: 'basic', username: record.authUsername ?? '' } : { type: record.authType },
     timeoutMs: record.timeoutMs,
     batchMaxEvents: record.batchMaxEvents,
     batchMaxWaitMs: record.batchMaxWaitMs,
@@ -358,7 +362,9 @@ export function createDestinationsService(deps: ServiceDeps & { delivery: Delive
         const existing = await destinationsRepo.findById(trx, id);
         if (!existing) throw notFound('Destination');
         if (existing.authType !== 'hmac')
-          throw validationFailed([{ path: '/auth/type', message: 'Only an hmac destination has a secret to regenerate' }]);
+          throw validationFailed([
+            { path: '/auth/type', message: 'Only an hmac destination has a secret to regenerate' },
+          ]);
         await destinationsRepo.update(trx, id, { ...existing, authSecret: secret });
         await deps.audit.record(trx, context, 'regenerate', 'destinations', id, `New secret for ${existing.name}`);
       });
@@ -384,7 +390,14 @@ export function createDestinationsService(deps: ServiceDeps & { delivery: Delive
       const moved = await db.knex.transaction(async (trx) => {
         const retried = await outboxRepo.retryDead(trx, destination.id, ids);
         const which = ids === undefined ? 'all dead letters' : `dead letters ${ids.join(', ')}`;
-        await deps.audit.record(trx, context, 'retry', 'destinations', destination.id, `Retried ${which} of ${destination.name}`);
+        await deps.audit.record(
+          trx,
+          context,
+          'retry',
+          'destinations',
+          destination.id,
+          `Retried ${which} of ${destination.name}`,
+        );
         return retried;
       });
       delivery.retried(destination.id, moved);
@@ -397,7 +410,14 @@ export function createDestinationsService(deps: ServiceDeps & { delivery: Delive
       const batches = await db.knex.transaction(async (trx) => {
         const discarded = await outboxRepo.discardDead(trx, destination.id, ids);
         const which = ids === undefined ? 'all dead letters' : `dead letters ${ids.join(', ')}`;
-        await deps.audit.record(trx, context, 'discard', 'destinations', destination.id, `Discarded ${which} of ${destination.name}`);
+        await deps.audit.record(
+          trx,
+          context,
+          'discard',
+          'destinations',
+          destination.id,
+          `Discarded ${which} of ${destination.name}`,
+        );
         return discarded;
       });
       delivery.discarded(destination.id, batches);

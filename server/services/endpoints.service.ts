@@ -111,7 +111,8 @@ function readDestinationIds(r: InputReader): number[] {
   const ids: number[] = [];
   value.forEach((item: unknown, index) => {
     const path = `destinations/${index}`;
-    if (typeof item !== 'number' || !Number.isSafeInteger(item) || item < 1) r.fail(path, 'A destination id must be a positive whole number');
+    if (typeof item !== 'number' || !Number.isSafeInteger(item) || item < 1)
+      r.fail(path, 'A destination id must be a positive whole number');
     else if (ids.includes(item)) r.fail(path, `Destination ${item} is listed twice`);
     else ids.push(item);
   });
@@ -142,7 +143,10 @@ export function createEndpointsService(deps: ServiceDeps) {
     draft.routes.forEach((route, index) => {
       route.destinations.forEach((destinationId, k) => {
         if (!destinations.has(destinationId))
-          errors.push({ path: `/routes/${index}/destinations/${k}`, message: `Destination ${destinationId} does not exist` });
+          errors.push({
+            path: `/routes/${index}/destinations/${k}`,
+            message: `Destination ${destinationId} does not exist`,
+          });
       });
     });
     draft.routes.forEach((route, index) => {

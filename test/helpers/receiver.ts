@@ -1,6 +1,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 /** One delivery as a receiver saw it. */
 export interface Received {
@@ -27,7 +27,7 @@ export class Receiver {
   reply: (request: Received, index: number) => Reply = () => ({ status: 200 });
   private server: Server;
   private port = 0;
-  private readonly sockets = new Set<import('node:net').Socket>();
+  private readonly sockets = new Set<Socket>();
 
   private constructor(private readonly tls?: { key: string; cert: string }) {
     this.server = this.makeServer();
@@ -54,7 +54,12 @@ export class Receiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
-        const received: Received = { at: Date.now(), headers: req.headers, raw, body: JSON.parse(raw) as Received['body'] };
+        const received: Received = {
+          at: Date.now(),
+          headers: req.headers,
+          raw,
+          body: JSON.parse(raw) as Received['body'],
+        };
         const index = this.requests.length;
         this.requests.push(received);
         const reply = this.reply(received, index);

@@ -157,7 +157,7 @@ describe('backup export', () => {
       expect(text).not.toContain(secret);
     expect(JSON.parse(text)).toMatchObject({
       format: 'gateway-backup',
-      version: 1,
+      version: 2,
       config: { settings: { bcryptCost: 4, tagDedupWindowMs: 2500 } },
     });
   });
@@ -194,6 +194,7 @@ describe('backup import', () => {
         users: { added: ['alice'], changed: ['admin'], removed: [] },
         externalUsers: { added: ['reader01'], changed: [], removed: [] },
         accessTokens: { added: ['mes'], changed: [], removed: [] },
+        destinations: { added: [], changed: [], removed: [] },
         // A setting always exists: keys whose effective value (stored, else default) would change.
         settings: { added: [], changed: ['bcryptCost', 'tagDedupWindowMs', 'timeZone'], removed: [] },
       },

@@ -73,7 +73,14 @@ describe('destinations: store and forward (SPEC §11)', () => {
       route: 'reads',
       endpoint: 'Dock door 3',
       eventType: 'UHFTagRead',
-      data: { epc: epc(1), epcUri: expect.stringMatching(/^urn:epc:/), readerId: 'r1', antenna: 1, rssi: -50, readAt: '2026-11-25T10:00:00.000Z' },
+      data: {
+        epc: epc(1),
+        epcUri: expect.stringMatching(/^urn:epc:/),
+        readerId: 'r1',
+        antenna: 1,
+        rssi: -50,
+        readAt: '2026-11-25T10:00:00.000Z',
+      },
     });
     expect(Object.keys(first?.data ?? {}).sort()).toEqual(['antenna', 'epc', 'epcUri', 'readAt', 'readerId', 'rssi']);
     expect(second?.data).toMatchObject({ epc: epc(2), antenna: 2 });
@@ -122,7 +129,9 @@ describe('destinations: store and forward (SPEC §11)', () => {
     expect(JSON.stringify(shown.body)).not.toContain('s3cret-pass');
     expect((await post(gw, 'reads', { epc: epc(8), antenna: 1 })).status).toBe(200);
     await receiver.waitFor((r) => r.requests.length >= 1, 10_000);
-    expect(receiver.requests[0]?.headers.authorization).toBe(`Basic ${Buffer.from('wms:s3cret-pass').toString('base64')}`);
+    expect(receiver.requests[0]?.headers.authorization).toBe(
+      `Basic ${Buffer.from('wms:s3cret-pass').toString('base64')}`,
+    );
 
     // An update that leaves the token out keeps it (same type); the answer never carries it.
     const bearer = await gw.admin('PUT', `/destinations/${id}`, {
@@ -195,7 +204,8 @@ describe('destinations: store and forward (SPEC §11)', () => {
 
   it('honours Retry-After on a 429', async () => {
     const { gw, receiver } = await setup();
-    receiver.reply = (_request, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 });
+    receiver.reply = (_request, index) =>
+      index === 0 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 200 };
     expect((await post(gw, 'reads', { epc: epc(30), antenna: 1 })).status).toBe(200);
     await receiver.waitFor((r) => r.requests.length >= 2, 10_000);
     expect((receiver.requests[1]?.at ?? 0) - (receiver.requests[0]?.at ?? 0)).toBeGreaterThanOrEqual(2900);
@@ -215,12 +225,13 @@ describe('destinations: store and forward (SPEC §11)', () => {
     expect(page.body.items).toHaveLength(2);
     const rest = await gw.admin('GET', `/destinations/${id}/dead-letters?limit=2&cursor=${page.body.nextCursor}`);
     expect(rest.body.items).toHaveLength(1);
-    expect((await gw.admin('DELETE', `/destinations/${id}/dead-letters`, { ids: [dead.body.items[0].id] })).status).toBe(204);
+    expect(
+      (await gw.admin('DELETE', `/destinations/${id}/dead-letters`, { ids: [dead.body.items[0].id] })).status,
+    ).toBe(204);
     expect((await gw.admin('GET', `/destinations/${id}/dead-letters`)).body.items).toHaveLength(2);
     expect((await gw.admin('DELETE', `/destinations/${id}/dead-letters`)).status).toBe(204);
     expect((await gw.admin('GET', `/destinations/${id}/dead-letters`)).body.items).toHaveLength(0);
   });
-
 });
 
 describe('destinations: the resource (SPEC §11)', () => {
@@ -289,21 +300,39 @@ describe('destinations: the resource (SPEC §11)', () => {
     const getRoute = await gw.admin('POST', '/endpoints', {
       name: 'E',
       baseRoutePath: 'e',
-      routes: [{ name: 'g', eventType: 'UHFTagRead', requestType: 'HttpGet', authType: 'noauth', destinations: [created.body.id] }],
+      routes: [
+        {
+          name: 'g',
+          eventType: 'UHFTagRead',
+          requestType: 'HttpGet',
+          authType: 'noauth',
+          destinations: [created.body.id],
+        },
+      ],
     });
     expect(getRoute.status).toBe(400);
     expect(getRoute.body.errors[0].path).toBe('/routes/0/destinations');
     const unknown = await gw.admin('POST', '/endpoints', {
       name: 'E',
       baseRoutePath: 'e',
-      routes: [{ name: 'p', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'noauth', destinations: [9999] }],
+      routes: [
+        { name: 'p', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'noauth', destinations: [9999] },
+      ],
     });
     expect(unknown.status).toBe(400);
     expect(unknown.body.errors[0].path).toBe('/routes/0/destinations/0');
     const endpoint = await gw.admin('POST', '/endpoints', {
       name: 'E',
       baseRoutePath: 'e',
-      routes: [{ name: 'p', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'noauth', destinations: [created.body.id] }],
+      routes: [
+        {
+          name: 'p',
+          eventType: 'UHFTagRead',
+          requestType: 'HttpPost',
+          authType: 'noauth',
+          destinations: [created.body.id],
+        },
+      ],
     });
     expect(endpoint.status).toBe(201);
     expect(endpoint.body.routes[0].destinations).toEqual([created.body.id]);
@@ -327,5 +356,48 @@ describe('destinations: the resource (SPEC §11)', () => {
     expect(entries.map((entry: { action: string }) => entry.action).sort()).toEqual(['create', 'delete']);
     const status = await gw.admin('GET', '/status');
     expect(status.body.destinations).toEqual([]);
+  });
+});
+
+describe('destinations in backups (SPEC §11)', () => {
+  it('restores destinations with their credential and route links; a kept destination keeps its outbox', async () => {
+    const { gw: source, receiver, id } = await setup({ auth: { type: 'basic', username: 'wms', password: 'wms-pass-1' } });
+    const file = await source.gateway.handlers.exportBackup({ passphrase: 'correct horse battery' }, { actor: 'cli' });
+    const plain = JSON.stringify(file);
+    expect(plain).not.toContain('wms-pass-1');
+
+    const target = await startTestGateway();
+    open.push(target);
+    const dry = await target.admin('POST', '/backup/import', {
+      file: file.data,
+      passphrase: 'correct horse battery',
+      dryRun: true,
+    });
+    expect(dry.status).toBe(200);
+    expect(dry.body.changes.destinations).toEqual({ added: ['WMS'], changed: [], removed: [] });
+    const applied = await target.admin('POST', '/backup/import', { file: file.data, passphrase: 'correct horse battery' });
+    expect(applied.status).toBe(200);
+
+    const [restored] = (await target.admin('GET', '/destinations')).body;
+    expect(restored).toMatchObject({ name: 'WMS', url: receiver.url, auth: { type: 'basic', username: 'wms' } });
+    const endpoints = (await target.admin('GET', '/endpoints')).body;
+    expect(endpoints[0].routes.map((route: { destinations: number[] }) => route.destinations)).toEqual([
+      [restored.id],
+      [restored.id],
+    ]);
+    // The restored credential is the one that is sent.
+    const res = await fetch(`${target.base}/dock3/reads`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ epc: epc(500), antenna: 1 }),
+    });
+    expect(res.status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length >= 1, 10_000);
+    expect(receiver.requests[0]?.headers.authorization).toBe(`Basic ${Buffer.from('wms:wms-pass-1').toString('base64')}`);
+
+    // Importing into the source itself keeps the destination's id (and so its outbox).
+    const again = await source.admin('POST', '/backup/import', { file: file.data, passphrase: 'correct horse battery' });
+    expect(again.status).toBe(200);
+    expect((await source.admin('GET', '/destinations')).body[0].id).toBe(id);
   });
 });

@@ -15,8 +15,29 @@ describe('backup format versions', () => {
       createdAt: '2026-01-01T00:00:00.000Z',
       config,
     });
-    // Version 1 is the first released format: nothing older exists to upgrade from.
-    expect(FORMAT_CHAIN).toEqual({ current: 1, steps: {} });
+    expect(FORMAT_CHAIN.current).toBe(2);
+  });
+
+  it('upgrades a version-1 file (before destinations): no destinations, routes delivering nowhere', () => {
+    const v1 = {
+      format: 'gateway-backup',
+      version: 1,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      config: { roles: [], endpoints: [{ name: 'E', routes: [{ name: 'r' }, { name: 's' }] }] },
+    };
+    expect(upgradeDocument(v1).config).toEqual({
+      roles: [],
+      destinations: [],
+      endpoints: [
+        {
+          name: 'E',
+          routes: [
+            { name: 'r', destinations: [] },
+            { name: 's', destinations: [] },
+          ],
+        },
+      ],
+    });
   });
 
   it('walks an older document through every upgrade step in order', () => {

@@ -11,6 +11,23 @@ const sha = (fill: string) => fill.repeat(64);
 /** A valid configuration in the backup's shape; tests break one rule at a time. */
 function config(): BackupConfig {
   return {
+    destinations: [
+      {
+        name: 'ERP',
+        kind: 'http',
+        url: 'https://erp.example/in',
+        headers: { 'X-Site': 'north' },
+        auth: { type: 'bearer', secret: 'erp-token' },
+        timeoutMs: 10000,
+        batchMaxEvents: 100,
+        batchMaxWaitMs: 1000,
+        maxRetryAgeSeconds: 604800,
+        tlsVerify: true,
+        caCertificatePem: null,
+        active: true,
+        createdAt: '2026-01-01T00:00:00.000Z',
+      },
+    ],
     roles: [
       { id: 1, name: 'admin', description: 'Manages the gateway', builtIn: true },
       { id: 2, name: 'operators', description: '', builtIn: false },
@@ -32,6 +49,7 @@ function config(): BackupConfig {
             async: false,
             epcisLenient: false,
             roles: [],
+            destinations: [],
           },
           {
             id: 8,
@@ -43,6 +61,7 @@ function config(): BackupConfig {
             async: true,
             epcisLenient: true,
             roles: ['operators'],
+            destinations: ['ERP'],
           },
         ],
       },
@@ -62,6 +81,7 @@ function config(): BackupConfig {
             async: false,
             epcisLenient: false,
             roles: [],
+            destinations: [],
           },
         ],
       },
@@ -269,6 +289,7 @@ describe('backup diff', () => {
       users: { added: [], changed: ['admin'], removed: [] },
       externalUsers: { added: [], changed: ['READER01'], removed: [] },
       accessTokens: { added: [], changed: [], removed: ['mes'] },
+      destinations: { added: [], changed: [], removed: [] },
       // By effective value: bcryptCost goes back to its default, retentionDays leaves it.
       settings: { added: [], changed: ['bcryptCost', 'retentionDays'], removed: [] },
     });
@@ -291,6 +312,7 @@ describe('backup diff', () => {
       users: empty,
       externalUsers: empty,
       accessTokens: empty,
+      destinations: empty,
       settings: empty,
     });
   });

@@ -5,7 +5,13 @@ import { dialectOf } from '../../repositories/db-types';
 import { inventoryRepo, type InventoryColumn, type InventoryRow } from '../../repositories/inventory.repo';
 import { iso } from '../../time';
 import { parseConcatenatedJson } from '../json-body';
-import { SerializedPage, type DeliveryUnit, type EventProcessor, type StoreItem, type StoreOutcome } from '../processor';
+import {
+  SerializedPage,
+  type DeliveryUnit,
+  type EventProcessor,
+  type StoreItem,
+  type StoreOutcome,
+} from '../processor';
 import { applyTagReads, dedupKey, normalizeEpcFilter, normalizeTagReads, type DedupState, type TagRead } from '../uhf';
 import { parseInstant } from './snapshot-support';
 

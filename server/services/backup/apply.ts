@@ -1,8 +1,9 @@
 import type { DatabaseKind } from '../../db';
 import { backupRepo, type ConfigurationRows } from '../../repositories/backup.repo';
 import { nameKey, type Queryable } from '../../repositories/db-types';
+import { destinationsRepo, type DestinationWrite } from '../../repositories/destinations.repo';
 import { settingsRepo } from '../../repositories/settings.repo';
-import type { BackupConfig } from './format';
+import type { BackupConfig, BackupDestination } from './format';
 
 /** Turns a validated configuration into table rows, resolving names to the backup's own ids. */
 export function toRows(config: BackupConfig): ConfigurationRows {
@@ -80,6 +81,7 @@ export async function replaceConfiguration(
 ): Promise<void> {
   await backupRepo.wipeConfiguration(trx);
   await backupRepo.insertConfiguration(trx, toRows(next));
+  await replaceDestinations(trx, next);
   await settingsRepo.putMany(trx, next.settings);
   await backupRepo.bumpSequences(trx, kind);
   const before = new Map(
@@ -90,4 +92,49 @@ export async function replaceConfiguration(
     .filter((route) => before.get(route.id) === nameKey(route.name))
     .map((route) => route.id);
   await backupRepo.dropIdempotencyKeysExcept(trx, kept);
+}
+
+const toWrite = (destination: BackupDestination): DestinationWrite => ({
+  name: destination.name,
+  kind: destination.kind,
+  url: destination.url,
+  headers: destination.headers,
+  authType: destination.auth.type,
+  authUsername: destination.auth.username ?? null,
+  authSecret: destination.auth.secret ?? null,
+  timeoutMs: destination.timeoutMs,
+  batchMaxEvents: destination.batchMaxEvents,
+  batchMaxWaitMs: destination.batchMaxWaitMs,
+  maxRetryAgeSeconds: destination.maxRetryAgeSeconds,
+  tlsVerify: destination.tlsVerify,
+  caCertificatePem: destination.caCertificatePem,
+  active: destination.active,
+});
+
+/**
+ * Destinations are matched by name, not replaced: one the backup keeps keeps its id and with it
+ * its outbox (acknowledged events still waiting to be delivered are not dropped by a restore);
+ * one the backup lacks goes, with its outbox, as the dry run's `removed` said. Then the routes,
+ * just restored with the backup's ids, are linked to them by name.
+ */
+async function replaceDestinations(trx: Queryable, next: BackupConfig): Promise<void> {
+  const stored = new Map((await destinationsRepo.list(trx)).map((record) => [nameKey(record.name), record.id]));
+  const ids = new Map<string, number>();
+  for (const destination of next.destinations) {
+    const key = nameKey(destination.name);
+    const id = stored.get(key);
+    if (id === undefined)
+      ids.set(key, await destinationsRepo.insert(trx, toWrite(destination), Date.parse(destination.createdAt)));
+    else {
+      await destinationsRepo.update(trx, id, toWrite(destination));
+      ids.set(key, id);
+    }
+  }
+  for (const [key, id] of stored) if (!ids.has(key)) await destinationsRepo.delete(trx, id);
+  const links = next.endpoints.flatMap((endpoint) =>
+    endpoint.routes.flatMap((route) =>
+      route.destinations.map((name) => ({ routeId: route.id, destinationId: ids.get(nameKey(name)) ?? 0 })),
+    ),
+  );
+  await destinationsRepo.linkRoutes(trx, links);
 }

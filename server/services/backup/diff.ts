@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { BackupDiff, Settings, SettingChange } from '../../contract/dto';
 import { nameKey } from '../../repositories/db-types';
 import { defaultSettings } from '../settings.service';
@@ -39,8 +40,27 @@ function compare(current: Comparable[], next: Comparable[]): Changes {
 /** Comparable projections; JSON of objects built in a fixed key order is a stable fingerprint. */
 function project(config: BackupConfig): Record<keyof BackupDiff['changes'], Comparable[]> {
   return {
-    // TODO(backup-destinations): destinations are not in backups yet.
-    destinations: [],
+    destinations: config.destinations.map((destination) => ({
+      name: destination.name,
+      fingerprint: JSON.stringify([
+        destination.kind,
+        destination.url,
+        destination.headers,
+        destination.auth.type,
+        destination.auth.username ?? null,
+        // A changed credential is a change, told without showing it.
+        destination.auth.secret === undefined
+          ? null
+          : createHash('sha256').update(destination.auth.secret).digest('hex'),
+        destination.timeoutMs,
+        destination.batchMaxEvents,
+        destination.batchMaxWaitMs,
+        destination.maxRetryAgeSeconds,
+        destination.tlsVerify,
+        destination.caCertificatePem,
+        destination.active,
+      ]),
+    })),
     roles: config.roles.map((role) => ({ name: role.name, fingerprint: JSON.stringify([role.description]) })),
     endpoints: config.endpoints.map((endpoint) => ({
       name: endpoint.name,
@@ -57,6 +77,7 @@ function project(config: BackupConfig): Record<keyof BackupDiff['changes'], Comp
           route.async,
           route.epcisLenient,
           refs(route.roles),
+          refs(route.destinations),
         ]),
       ]),
     })),

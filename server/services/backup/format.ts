@@ -1,4 +1,4 @@
-import type { AuthType, EventType, RequestType, Settings } from '../../contract/dto';
+import type { AuthType, DestinationAuthType, EventType, RequestType, Settings } from '../../contract/dto';
 import { AppError } from '../../errors';
 
 /**
@@ -10,7 +10,7 @@ import { AppError } from '../../errors';
 export const BACKUP_FORMAT = 'gateway-backup';
 
 /** The version this gateway writes. Bump it, and add an upgrade step below, when the shape changes. */
-export const BACKUP_VERSION = 1;
+export const BACKUP_VERSION = 2;
 
 export interface BackupRole {
   id: number;
@@ -31,6 +31,8 @@ export interface BackupRoute {
   epcisLenient: boolean;
   /** Role names. */
   roles: string[];
+  /** Destination names (SPEC §11). */
+  destinations: string[];
 }
 
 export interface BackupEndpoint {
@@ -79,7 +81,28 @@ export interface BackupAccessToken {
   createdAt: string;
 }
 
+/**
+ * A destination, its credential included: the gateway must be able to send it again after a
+ * restore, and the whole file is encrypted (SPEC §11: secrets are encrypted inside backups).
+ */
+export interface BackupDestination {
+  name: string;
+  kind: 'http';
+  url: string;
+  headers: Record<string, string>;
+  auth: { type: DestinationAuthType; username?: string; secret?: string };
+  timeoutMs: number;
+  batchMaxEvents: number;
+  batchMaxWaitMs: number;
+  maxRetryAgeSeconds: number;
+  tlsVerify: boolean;
+  caCertificatePem: string | null;
+  active: boolean;
+  createdAt: string;
+}
+
 export interface BackupConfig {
+  destinations: BackupDestination[];
   roles: BackupRole[];
   endpoints: BackupEndpoint[];
   users: BackupUser[];
@@ -117,11 +140,43 @@ export interface FormatChain {
 }
 
 /**
- * Version 1 is the first released format, so there is nothing to upgrade yet. When version 2
- * comes, this gains `1: (v1) => v2` and `current` becomes 2: every older file then walks the
- * chain one step at a time, so each step only ever knows two adjacent shapes.
+ * Version 2 added destinations (SPEC §11): a version-1 file had none, and its routes delivered
+ * nowhere. Every older file walks the chain one step at a time, so each step only ever knows two
+ * adjacent shapes.
  */
-export const FORMAT_CHAIN: FormatChain = { current: BACKUP_VERSION, steps: {} };
+export const FORMAT_CHAIN: FormatChain = {
+  current: BACKUP_VERSION,
+  steps: {
+    1: (document) => {
+      const config = document.config;
+      if (config === null || typeof config !== 'object' || Array.isArray(config)) return document;
+      const endpoints = (config as Record<string, unknown>).endpoints;
+      return {
+        ...document,
+        config: {
+          ...config,
+          destinations: [],
+          endpoints: Array.isArray(endpoints)
+            ? endpoints.map((endpoint: unknown) => withRouteDestinations(endpoint))
+            : endpoints,
+        },
+      };
+    },
+  },
+};
+
+/** A version-1 endpoint with `destinations: []` on each of its routes. */
+function withRouteDestinations(endpoint: unknown): unknown {
+  if (endpoint === null || typeof endpoint !== 'object' || Array.isArray(endpoint)) return endpoint;
+  const routes = (endpoint as Record<string, unknown>).routes;
+  if (!Array.isArray(routes)) return endpoint;
+  return {
+    ...endpoint,
+    routes: routes.map((route: unknown) =>
+      route !== null && typeof route === 'object' && !Array.isArray(route) ? { destinations: [], ...route } : route,
+    ),
+  };
+}
 
 const notABackup = () =>
   new AppError('backup_invalid', 'The file decrypted, but it is not a gateway configuration backup');

@@ -171,7 +171,16 @@ export function createBackupService(deps: ServiceDeps, tls?: BackupTlsPort) {
       try {
         await deps.settings.reload();
       } finally {
-        deps.changes.publish('endpoints', 'roles', 'users', 'externalUsers', 'accessTokens', 'settings', 'sessions');
+        deps.changes.publish(
+          'endpoints',
+          'roles',
+          'users',
+          'externalUsers',
+          'accessTokens',
+          'settings',
+          'sessions',
+          'destinations',
+        );
       }
       return { dryRun: false, changes };
     },

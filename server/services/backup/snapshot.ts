@@ -2,6 +2,7 @@ import type { Settings } from '../../contract/dto';
 import { accessTokensRepo } from '../../repositories/access-tokens.repo';
 import { backupRepo } from '../../repositories/backup.repo';
 import type { Queryable } from '../../repositories/db-types';
+import { destinationsRepo } from '../../repositories/destinations.repo';
 import { endpointsRepo } from '../../repositories/endpoints.repo';
 import { externalUsersRepo } from '../../repositories/external-users.repo';
 import { rolesRepo } from '../../repositories/roles.repo';
@@ -23,7 +24,28 @@ export async function readConfiguration(db: Queryable): Promise<BackupConfig> {
   const externalCreatedAt = await backupRepo.externalUserCreatedAt(db);
   const accessTokens = await accessTokensRepo.list(db);
   const settings = validStoredSettings(await settingsRepo.getAll(db));
+  const destinations = await destinationsRepo.list(db);
+  const destinationName = new Map(destinations.map((destination) => [destination.id, destination.name]));
   return {
+    destinations: destinations.map((destination) => ({
+      name: destination.name,
+      kind: destination.kind,
+      url: destination.url,
+      headers: destination.headers,
+      auth: {
+        type: destination.authType,
+        ...(destination.authUsername === null ? {} : { username: destination.authUsername }),
+        ...(destination.authSecret === null ? {} : { secret: destination.authSecret }),
+      },
+      timeoutMs: destination.timeoutMs,
+      batchMaxEvents: destination.batchMaxEvents,
+      batchMaxWaitMs: destination.batchMaxWaitMs,
+      maxRetryAgeSeconds: destination.maxRetryAgeSeconds,
+      tlsVerify: destination.tlsVerify,
+      caCertificatePem: destination.caCertificatePem,
+      active: destination.active,
+      createdAt: iso(destination.createdAt),
+    })),
     roles: roles.map((role) => ({
       id: role.id,
       name: role.name,
@@ -45,6 +67,7 @@ export async function readConfiguration(db: Queryable): Promise<BackupConfig> {
         async: route.async,
         epcisLenient: route.epcisLenient,
         roles: route.roles,
+        destinations: route.destinations.flatMap((id) => destinationName.get(id) ?? []),
       })),
     })),
     users: users.map((user) => ({

@@ -3,6 +3,7 @@ import { AppError, validationFailed } from '../../errors';
 import { nameKey } from '../../repositories/db-types';
 import { parseDate } from '../../time';
 import { InputReader } from '../../validation';
+import { readDestination } from '../destinations.service';
 import { readEndpoint } from '../endpoints.service';
 import { readExternalUser } from '../external-users.service';
 import { ADMIN_ROLE, readRole } from '../roles.service';
@@ -11,6 +12,7 @@ import { readUser } from '../users.service';
 import type {
   BackupAccessToken,
   BackupConfig,
+  BackupDestination,
   BackupEndpoint,
   BackupExternalUser,
   BackupRole,
@@ -33,7 +35,7 @@ const MAX_ID = 2_147_483_647;
 const BCRYPT_HASH = /^\$2[aby]\$(0[4-9]|1[0-4])\$[./A-Za-z0-9]{53}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
-type ListKey = 'roles' | 'endpoints' | 'users' | 'externalUsers' | 'accessTokens';
+type ListKey = 'roles' | 'endpoints' | 'users' | 'externalUsers' | 'accessTokens' | 'destinations';
 
 /** Runs a service reader on one record, re-basing its errors under `base`. */
 function within<T>(errors: FieldError[], base: string, read: () => T): T | undefined {
@@ -150,6 +152,9 @@ export function validateConfig(input: unknown): BackupConfig {
         errors.push({ path: `${base}/${index}`, message: `Role "${name}" does not exist` });
     });
 
+  const destinations = readDestinations(errors, list('destinations'));
+  const destinationExists = new Set(destinations.map((destination) => nameKey(destination.name)));
+
   const endpoints: BackupEndpoint[] = [];
   const endpointNames = new UniqueNames(errors, 'Endpoint name');
   const basePaths = new UniqueNames(errors, 'Base route path');
@@ -159,7 +164,7 @@ export function validateConfig(input: unknown): BackupConfig {
   const unreadRoutes = new Set<string>();
   list('endpoints').forEach((record, index) => {
     const base = `/endpoints/${index}`;
-    const draft = within(errors, base, () => readEndpoint(record));
+    const draft = within(errors, base, () => readEndpoint(withoutRouteDestinations(record)));
     const id = extras(errors, base, record, (r) => readIdField(r));
     if (!draft) {
       for (const name of rawNames(record, 'routes')) unreadRoutes.add(name);
@@ -177,7 +182,19 @@ export function validateConfig(input: unknown): BackupConfig {
       else routeIds.add(route.id, `${routeBase}/id`);
       routeNames.add(route.name, `${routeBase}/name`);
       checkRoles(route.roles, `${routeBase}/roles`);
-      return { ...route, id: route.id ?? 0, roles: dedupe(route.roles) };
+      // The service reader takes destination ids; a backup names them (ids differ between gateways).
+      const names = extras(errors, routeBase, rawRoute(record, routeIndex), (r) => r.stringList('destinations'));
+      names.forEach((name, k) => {
+        if (!destinationExists.has(nameKey(name)))
+          errors.push({ path: `${routeBase}/destinations/${k}`, message: `Destination "${name}" does not exist` });
+      });
+      if (names.length > 0 && route.requestType !== 'HttpPost')
+        errors.push({
+          path: `${routeBase}/destinations`,
+          message: 'Destinations are only available for HttpPost routes',
+        });
+      const { destinations: _ids, ...rest } = route;
+      return { ...rest, id: route.id ?? 0, roles: dedupe(route.roles), destinations: dedupe(names) };
     });
     endpoints.push({ id, name: draft.name, baseRoutePath: draft.baseRoutePath, active: draft.active, routes });
   });
@@ -297,5 +314,82 @@ export function validateConfig(input: unknown): BackupConfig {
   else settings = within(errors, '/settings', () => validateSettings(top.raw('settings'))) ?? {};
 
   if (errors.length > 0) throw validationFailed(errors);
-  return { roles, endpoints, users, externalUsers, accessTokens, settings };
+  return { destinations, roles, endpoints, users, externalUsers, accessTokens, settings };
+}
+
+/** The endpoint for the service's reader, which takes route destinations as ids: here they are names, read apart. */
+function withoutRouteDestinations(endpoint: unknown): unknown {
+  const routes = (endpoint as { routes?: unknown } | null)?.routes;
+  if (!Array.isArray(routes)) return endpoint;
+  return {
+    ...(endpoint as object),
+    routes: routes.map((route: unknown) => {
+      if (route === null || typeof route !== 'object' || Array.isArray(route)) return route;
+      const { destinations: _names, ...rest } = route as Record<string, unknown>;
+      return rest;
+    }),
+  };
+}
+
+/** An endpoint record's route `index`, as it stands in the file. */
+function rawRoute(endpoint: unknown, index: number): unknown {
+  const routes = (endpoint as { routes?: unknown } | null)?.routes;
+  return Array.isArray(routes) ? (routes[index] as unknown) : undefined;
+}
+
+/**
+ * Destinations, read by the service's own reader. Their credential travels as `auth.secret`
+ * (the reader takes it as the password or token it would be sent as), and names are unique.
+ */
+function readDestinations(errors: FieldError[], records: unknown[]): BackupDestination[] {
+  const names = new UniqueNames(errors, 'Destination name');
+  const destinations: BackupDestination[] = [];
+  records.forEach((record, index) => {
+    const base = `/destinations/${index}`;
+    const fields = record !== null && typeof record === 'object' ? (record as Record<string, unknown>) : {};
+    const auth = (fields.auth ?? {}) as { type?: unknown; username?: unknown; secret?: unknown };
+    const asInput = {
+      ...fields,
+      auth: { type: auth.type, username: auth.username, password: auth.secret, token: auth.secret },
+    };
+    const draft = within(errors, base, () => readDestination(fieldsOnly(asInput)));
+    const more = extras(errors, base, record, (r) => ({ createdAt: readInstant(r) }));
+    const secret = typeof auth.secret === 'string' && auth.secret !== '' ? auth.secret : undefined;
+    if (draft && draft.auth.type !== 'none' && secret === undefined)
+      errors.push({ path: `${base}/auth/secret`, message: 'The destination’s secret is missing' });
+    if (!draft) return;
+    names.add(draft.name, `${base}/name`);
+    destinations.push({
+      name: draft.name,
+      kind: draft.kind,
+      url: draft.url,
+      headers: draft.headers,
+      auth: {
+        type: draft.auth.type,
+        ...(draft.auth.type === 'basic' ? { username: draft.auth.username } : {}),
+        ...(draft.auth.type === 'none' || secret === undefined ? {} : { secret }),
+      },
+      timeoutMs: draft.timeoutMs,
+      batchMaxEvents: draft.batchMaxEvents,
+      batchMaxWaitMs: draft.batchMaxWaitMs,
+      maxRetryAgeSeconds: draft.maxRetryAgeSeconds,
+      tlsVerify: draft.tlsVerify,
+      caCertificatePem: draft.caCertificatePem,
+      active: draft.active,
+      createdAt: more.createdAt,
+    });
+  });
+  return destinations;
+}
+
+/** The auth fields the reader knows for the type, so a `token` beside a Basic password is not read as a problem. */
+function fieldsOnly(input: Record<string, unknown> & { auth: Record<string, unknown> }): Record<string, unknown> {
+  const { type } = input.auth;
+  const auth =
+    type === 'basic'
+      ? { type, username: input.auth.username, password: input.auth.password }
+      : type === 'bearer'
+        ? { type, token: input.auth.token }
+        : { type };
+  return { ...input, auth };
 }
