@@ -9,6 +9,7 @@ const BOTH_DATABASES = [
   'test/integration/data-plane-ingest.test.ts',
   'test/integration/retention.test.ts',
   'test/integration/backup.test.ts',
+  'test/integration/openapi-schemas.test.ts',
   'test/integration/group-commit.test.ts',
   'test/integration/write-batch.test.ts',
   'test/integration/inventory-state.test.ts',

@@ -1,4 +1,5 @@
 import type { FieldError } from './contract/errors';
+import type { ObjectSchema, ReadOf, SchemaNode } from './contract/schema';
 import { notFound, validationFailed } from './errors';
 import { passwordProblem } from './secrets';
 
@@ -139,6 +140,112 @@ export interface StringRules {
   pattern?: RegExp;
   patternMessage?: string;
   label?: string;
+}
+
+/**
+ * Reads untrusted input after a contract schema (server/contract/schemas): every member in the
+ * schema's order, then its `refine` rules, collecting each problem at its JSON Pointer. The
+ * caller may add rules that need the store before throwing; `parseInput` throws at once.
+ */
+export function readInput<P extends Members>(
+  schema: ObjectSchema<P>,
+  input: unknown,
+  base = '',
+): { value: ReadOf<ObjectSchema<P>>; errors: FieldError[] } {
+  const r = new InputReader(input, base);
+  const value: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(schema.properties)) value[key] = readMember(r, key, member);
+  schema.refine?.(value as never, (key, message) => r.fail(key, message));
+  return { value: value as ReadOf<ObjectSchema<P>>, errors: r.errors };
+}
+
+/** `readInput`, answering 400 `validation_failed` with every problem when there is one. */
+export function parseInput<P extends Members>(schema: ObjectSchema<P>, input: unknown): ReadOf<ObjectSchema<P>> {
+  const { value, errors } = readInput(schema, input);
+  if (errors.length > 0) throw validationFailed(errors);
+  return value;
+}
+
+function readMember(r: InputReader, key: string, member: SchemaNode): unknown {
+  const required = member.optional !== true;
+  switch (member.kind) {
+    case 'string': {
+      const before = r.errors.length;
+      const value = r.string(key, { ...member.rules, required });
+      const { min, label = key } = member.rules;
+      if (value && min !== undefined && r.errors.length === before && characterCount(value) < min)
+        r.fail(key, `${label} must be at least ${min} characters`);
+      return value ?? member.fallback;
+    }
+    case 'password':
+      return r.password(key, required);
+    case 'boolean':
+      return r.boolean(key, member.fallback === true);
+    case 'enum':
+      return r.oneOf(key, member.values, member.label);
+    case 'integer':
+      return readInteger(r, key, member);
+    case 'array':
+      if (member.items.kind === 'object') return readObjectList(r, key, member);
+      return member.items.kind === 'integer' ? readIntegerList(r, key, member) : readNameList(r, key, member);
+    default:
+      return r.raw(key) ?? member.fallback;
+  }
+}
+
+type Members = Record<string, SchemaNode>;
+type Of<K extends SchemaNode['kind']> = Extract<SchemaNode, { kind: K }>;
+
+function readInteger(r: InputReader, key: string, member: Of<'integer' | 'number'>): number | undefined {
+  const value = r.raw(key);
+  if (value === undefined || value === null) {
+    if (member.optional !== true) r.fail(key, `${key} is required`);
+    return member.fallback as number | undefined;
+  }
+  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = member;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+  r.fail(key, member.message ?? `${key} must be an integer from ${min} to ${max}`);
+  return member.fallback as number | undefined;
+}
+
+/** A list of names: each entry a non-empty string; `minItems` counts the valid ones. */
+function readNameList(r: InputReader, key: string, member: Of<'array'>): string[] {
+  const names = r.stringList(key, member.label);
+  if (member.minItems !== undefined && names.length < member.minItems)
+    r.fail(key, member.minItemsMessage ?? `${member.label ?? key} needs at least ${member.minItems} entries`);
+  return names;
+}
+
+/** A list of whole numbers (ids), each within the item's range, at its own path (`/destinations/0`). */
+function readIntegerList(r: InputReader, key: string, member: Of<'array'>): number[] {
+  const list = r.raw(key);
+  if (list === undefined || list === null) return (member.fallback as number[] | undefined) ?? [];
+  if (!Array.isArray(list)) {
+    r.fail(key, `${member.label ?? key} must be a list`);
+    return [];
+  }
+  const item = member.items as Of<'integer' | 'number'>;
+  const { min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER } = item;
+  return list.flatMap((value: unknown, index) => {
+    if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return [value];
+    r.fail(`${key}/${index}`, item.message ?? `${member.label ?? key} entries must be integers from ${min} to ${max}`);
+    return [];
+  });
+}
+
+/** A list of objects, each read at its own path (`/routes/0/name`); one message when there are too few. */
+function readObjectList(r: InputReader, key: string, member: Of<'array'>): unknown[] {
+  const list = r.raw(key);
+  const items = member.items as ObjectSchema<Members>;
+  if (!Array.isArray(list) || list.length < (member.minItems ?? 0)) {
+    r.fail(key, member.minItemsMessage ?? `${member.label ?? key} must be a list`);
+    return [];
+  }
+  return list.map((item: unknown, index) => {
+    const read = readInput(items, item, `${r.path(key)}/${index}`);
+    r.errors.push(...read.errors);
+    return read.value;
+  });
 }
 
 /** Ids are PostgreSQL `increments` columns: 32-bit, so nothing larger can exist. */

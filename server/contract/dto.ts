@@ -1,433 +1,103 @@
+import type { TypeOf } from './schema';
+import type * as Schemas from './schemas';
+
 /**
  * Data shapes exchanged through the management contract. Names and enum values are the ones in
- * SPEC §3 and §10; every transport sends exactly these objects.
+ * SPEC §3 and §10; every transport sends exactly these objects. Each shape is written once, as a
+ * schema in ./schemas; the types here are read from those schemas (type-only imports, so the
+ * renderer bundles the enum lists of ./enums and nothing more).
  */
 
-export const EVENT_TYPES = [
-  'AllData',
-  'CustomTrigger',
-  'EpcisMessage',
-  'EpcisObject',
-  'GhostData',
-  'UHFTagRead',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export {
+  AUDIT_ACTIONS,
+  AUDIT_RESOURCES,
+  BACKUP_RESOURCES,
+  EVENT_STATUSES,
+  EVENT_TYPES,
+  PAYLOAD_TYPE_BY_EVENT_TYPE,
+  REQUEST_TYPES,
+  AUTH_TYPES,
+  DEAD_LETTER_REASONS,
+  DESTINATION_AUTH_TYPES,
+  DESTINATION_STATES,
+  type AuditAction,
+  type AuditResource,
+  type AuthType,
+  type BackupResource,
+  type DeadLetterReason,
+  type DestinationAuthType,
+  type DestinationState,
+  type EventStatus,
+  type EventType,
+  type PayloadType,
+  type RequestType,
+} from './enums';
 
-export const REQUEST_TYPES = ['HttpPost', 'HttpGet'] as const;
-export type RequestType = (typeof REQUEST_TYPES)[number];
+type Of<K extends keyof typeof Schemas> = TypeOf<(typeof Schemas)[K]>;
 
-export const AUTH_TYPES = ['noauth', 'basic', 'OAuth2'] as const;
-export type AuthType = (typeof AUTH_TYPES)[number];
-
-/** Payload type is never chosen: it follows from the event type (SPEC §3). */
-export const PAYLOAD_TYPE_BY_EVENT_TYPE = {
-  AllData: 'GenericJson',
-  CustomTrigger: 'TriggerCommand',
-  EpcisMessage: 'EPCISDocument',
-  EpcisObject: 'EPCISEvent',
-  GhostData: 'GhostTables',
-  UHFTagRead: 'TagReadBatch',
-} as const satisfies Record<EventType, string>;
-export type PayloadType = (typeof PAYLOAD_TYPE_BY_EVENT_TYPE)[EventType];
-
-export const EVENT_STATUSES = ['queued', 'processed', 'rejected', 'failed'] as const;
-export type EventStatus = (typeof EVENT_STATUSES)[number];
-
-export interface Route {
-  id: number;
-  name: string;
-  eventType: EventType;
-  requestType: RequestType;
-  authType: AuthType;
-  payloadType: PayloadType;
-  active: boolean;
-  async: boolean;
-  roles: string[];
-  epcisLenient: boolean;
-  /** Ids of the destinations this route's processed events are delivered to (SPEC §11). */
-  destinations: number[];
-}
-
-export interface Endpoint {
-  id: number;
-  name: string;
-  baseRoutePath: string;
-  active: boolean;
-  routes: Route[];
-}
-
+export type Route = Of<'ROUTE'>;
+export type Endpoint = Of<'ENDPOINT'>;
 /** What a client submits for a route; a route carrying an `id` keeps it (and its assignments). */
-export interface RouteInput {
-  id?: number;
-  name: string;
-  eventType: EventType;
-  requestType: RequestType;
-  authType: AuthType;
-  active?: boolean;
-  async?: boolean;
-  roles?: string[];
-  epcisLenient?: boolean;
-  /** HttpPost routes only; default none. */
-  destinations?: number[];
-}
-
-export interface EndpointInput {
-  name: string;
-  baseRoutePath: string;
-  active?: boolean;
-  routes: RouteInput[];
-}
-
+export type RouteInput = Of<'ROUTE_INPUT'>;
+export type EndpointInput = Of<'ENDPOINT_INPUT'>;
 /** An endpoint PUT also tells which external users lost a route that stopped being `basic`. */
-export interface EndpointUpdateResult extends Endpoint {
-  revokedExternalUsers: string[];
-}
+export type EndpointUpdateResult = Of<'ENDPOINT_UPDATE_RESULT'>;
 
-export interface Role {
-  id: number;
-  name: string;
-  description: string;
-  builtIn: boolean;
-}
+export type Role = Of<'ROLE'>;
+export type RoleInput = Of<'ROLE_INPUT'>;
 
-export interface RoleInput {
-  name: string;
-  description?: string;
-}
+export type User = Of<'USER'>;
+/** `password` is required on create, optional on update (omitted = kept). */
+export type UserInput = Of<'USER_UPDATE_INPUT'>;
 
-export interface User {
-  id: number;
-  username: string;
-  displayName: string;
-  roles: string[];
-  active: boolean;
-  createdAt: string;
-}
+export type ExternalUser = Of<'EXTERNAL_USER'>;
+export type ExternalUserInput = Of<'EXTERNAL_USER_UPDATE_INPUT'>;
 
-export interface UserInput {
-  username: string;
-  displayName?: string;
-  roles?: string[];
-  active?: boolean;
-  /** Required on create, optional on update (omitted = kept). */
-  password?: string;
-}
-
-export interface ExternalUser {
-  id: number;
-  firstName: string;
-  lastName: string;
-  username: string;
-  routes: string[];
-  active: boolean;
-}
-
-export interface ExternalUserInput {
-  firstName?: string;
-  lastName?: string;
-  username: string;
-  routes?: string[];
-  active?: boolean;
-  password?: string;
-}
-
-export type AccessTokenStatus = 'Active' | 'Expired';
-
-export interface AccessToken {
-  id: number;
-  name: string;
-  role: string;
-  expiryDate: string;
-  description: string;
-  createdDate: string;
-  expiryInDays: number;
-  status: AccessTokenStatus;
-}
-
-export interface AccessTokenInput {
-  name: string;
-  role: string;
-  expiryDate: string;
-  description?: string;
-}
-
+export type AccessToken = Of<'ACCESS_TOKEN'>;
+export type AccessTokenStatus = AccessToken['status'];
+export type AccessTokenInput = Of<'ACCESS_TOKEN_INPUT'>;
 /** Returned by create and regenerate only: the one time the token value is ever shown. */
-export interface AccessTokenWithValue extends AccessToken {
-  token: string;
-}
+export type AccessTokenWithValue = Of<'ACCESS_TOKEN_WITH_VALUE'>;
 
-export interface Settings {
-  port: number;
-  host: string;
-  bodyLimitBytes: number;
-  maxQueueDepth: number;
-  bearerTokenTtlSeconds: number;
-  bcryptCost: number;
-  timeZone: string;
-  retentionDays: number;
-  retentionMaxEvents: number;
-  tagDedupWindowMs: number;
-  authFailureLimit: number;
-  tlsMode: TlsMode;
-  httpsPort: number;
-  /** IP addresses or CIDRs whose Forwarded / X-Forwarded-* headers are believed (SPEC §12). */
-  trustedProxies: string[];
-  adminAccess: AdminAccess;
-  /** Items one destination's outbox may hold before new ones are dead-lettered (SPEC §11). */
-  maxOutboxItems: number;
-}
-
-export type TlsMode = 'off' | 'on' | 'both';
-export type AdminAccess = 'lan' | 'local';
+export type Settings = Of<'SETTINGS'>;
+export type TlsMode = Settings['tlsMode'];
+export type AdminAccess = Settings['adminAccess'];
+export type SettingsUpdateResult = Of<'SETTINGS_UPDATE_RESULT'>;
 
 /** SPEC §12: the certificate the HTTPS listener presents. */
-export interface TlsCertificateInfo {
-  source: 'generated' | 'installed';
-  subject: string;
-  altNames: string[];
-  notBefore: string;
-  notAfter: string;
-  fingerprintSha256: string;
-}
-
-export interface TlsCertificateInput {
-  certificatePem: string;
-  privateKeyPem: string;
-}
-
-export type SettingsUpdateResult = Settings & { restartRequired?: true };
+export type TlsCertificateInfo = Of<'TLS_CERTIFICATE_INFO'>;
+export type TlsCertificateInput = Of<'TLS_CERTIFICATE_INPUT'>;
 
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
 
-export interface EventRecord {
-  id: string;
-  route: string;
-  endpoint: string;
-  eventType: EventType;
-  status: EventStatus;
-  receivedAt: string;
-  processedAt: string | null;
-  principal: string;
-  sourceIp: string;
-  requestId: string;
-  payload: unknown;
-  result: unknown;
-  errors: { path: string; message: string }[] | null;
-  /** The total when `errors` lists only the first 100 (SPEC §13). */
-  errorCount?: number;
-}
+export type EventRecord = Of<'EVENT_RECORD'>;
+export type EventQuery = Of<'EVENT_QUERY'>;
+export type AuditEntry = Of<'AUDIT_ENTRY'>;
+export type AuditQuery = Of<'AUDIT_QUERY'>;
 
-export interface EventQuery {
-  route?: string;
-  eventType?: EventType;
-  status?: EventStatus;
-  since?: string;
-  limit?: number;
-  cursor?: string;
-}
-
-export const AUDIT_ACTIONS = [
-  'create',
-  'update',
-  'delete',
-  'regenerate',
-  'export',
-  'import',
-  'retry',
-  'discard',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
-
-export const AUDIT_RESOURCES = [
-  'endpoints',
-  'roles',
-  'users',
-  'external-users',
-  'access-tokens',
-  'settings',
-  'backup',
-  'tls',
-  'destinations',
-] as const;
-export type AuditResource = (typeof AUDIT_RESOURCES)[number];
-
-export interface AuditEntry {
-  id: number;
-  at: string;
-  actor: string;
-  action: AuditAction;
-  resource: AuditResource;
-  resourceId: number | null;
-  summary: string;
-}
-
-export interface AuditQuery {
-  limit?: number;
-  cursor?: string;
-}
-
-export interface Status {
-  version: string;
-  uptimeSeconds: number;
-  listenUrls: string[];
-  database: 'sqlite' | 'postgres';
-  queueDepth: number;
-  eventsPerMinute: number;
-  destinations: DestinationSummary[];
-}
-
+export type Status = Of<'STATUS'>;
 /** Events received per minute over the last hour, oldest first (the dashboard's chart). */
-export interface Traffic {
-  minutes: { start: string; count: number }[];
-}
+export type Traffic = Of<'TRAFFIC'>;
 
-export interface BackupExportInput {
-  passphrase: string;
-  /** SPEC §12: put the HTTPS private key (and its certificate) inside the encrypted file. */
-  includeTlsKey?: boolean;
-}
-
-export interface BackupFile {
-  filename: string;
-  /** The encrypted backup, base64-encoded so it travels through JSON and IPC alike. */
-  data: string;
-}
-
-export interface BackupImportInput {
-  /** The encrypted backup file, base64-encoded. */
-  file: string;
-  passphrase: string;
-  dryRun?: boolean;
-}
-
-export const BACKUP_RESOURCES = [
-  'endpoints',
-  'roles',
-  'users',
-  'externalUsers',
-  'accessTokens',
-  'settings',
-  'destinations',
-] as const;
-export type BackupResource = (typeof BACKUP_RESOURCES)[number];
+export type BackupExportInput = Of<'BACKUP_EXPORT_INPUT'>;
+export type BackupFile = Of<'BACKUP_FILE'>;
+export type BackupImportInput = Of<'BACKUP_IMPORT_INPUT'>;
 
 /** One setting whose effective value (stored, else the default) an import would change. */
-export interface SettingChange {
-  key: keyof Settings;
-  from: Settings[keyof Settings];
-  to: Settings[keyof Settings];
-}
+export type SettingChange = Of<'SETTING_CHANGE'>;
+export type BackupDiff = Of<'BACKUP_DIFF'>;
 
-export interface BackupDiff {
-  dryRun: boolean;
-  /** `settings.changed` lists setting keys (those of `settingChanges`); `added`/`removed` stay empty. */
-  changes: Record<BackupResource, { added: string[]; changed: string[]; removed: string[] }>;
-  /** Dry runs only (SPEC §14): every setting whose effective value would change, old → new. */
-  settingChanges?: SettingChange[];
-}
-
-export const DESTINATION_AUTH_TYPES = ['none', 'basic', 'bearer', 'hmac'] as const;
-export type DestinationAuthType = (typeof DESTINATION_AUTH_TYPES)[number];
-
-/** How a destination authenticates, as answered: passwords, tokens and secrets are write-only. */
-export type DestinationAuth =
-  { type: 'none' } | { type: 'basic'; username: string } | { type: 'bearer' } | { type: 'hmac' };
-
-/**
- * As submitted. On update an omitted `password`/`token` keeps the stored one when the type is
- * unchanged; `hmac` has no input: the gateway makes the secret (SPEC §11).
- */
-export type DestinationAuthInput =
-  | { type: 'none' }
-  | { type: 'basic'; username: string; password?: string }
-  | { type: 'bearer'; token?: string }
-  | { type: 'hmac' };
-
-export const DESTINATION_STATES = ['healthy', 'retrying', 'failing', 'paused'] as const;
-export type DestinationState = (typeof DESTINATION_STATES)[number];
-
-/** A destination's delivery as it is now. */
-export interface DestinationStatus {
-  state: DestinationState;
-  /** Items waiting to be delivered (dead letters not counted). */
-  backlog: number;
-  /** When the oldest of them finished processing, or null with nothing waiting. */
-  oldestPendingAt: string | null;
-  deliveredLastMinute: number;
-  lastError: { at: string; status: number | null; message: string } | null;
-}
-
-export interface Destination {
-  id: number;
-  name: string;
-  kind: 'http';
-  url: string;
-  headers: Record<string, string>;
-  auth: DestinationAuth;
-  timeoutMs: number;
-  batchMaxEvents: number;
-  batchMaxWaitMs: number;
-  maxRetryAgeSeconds: number;
-  tlsVerify: boolean;
-  caCertificatePem: string | null;
-  active: boolean;
-  createdDate: string;
-  status: DestinationStatus;
-}
-
-/** Create and regenerate of an `hmac` destination: the one time its secret is shown. */
-export type DestinationWithSecret = Destination & { secret?: string };
-
-export interface DestinationInput {
-  name: string;
-  kind?: 'http';
-  url: string;
-  headers?: Record<string, string>;
-  auth?: DestinationAuthInput;
-  timeoutMs?: number;
-  batchMaxEvents?: number;
-  batchMaxWaitMs?: number;
-  maxRetryAgeSeconds?: number;
-  tlsVerify?: boolean;
-  caCertificatePem?: string | null;
-  active?: boolean;
-}
-
-/** `/status`'s line per destination. */
-export interface DestinationSummary {
-  name: string;
-  state: DestinationState;
-  backlog: number;
-  oldestPendingAt: string | null;
-}
-
-/** Why a batch was dead-lettered. */
-export const DEAD_LETTER_REASONS = ['http_status', 'max_retry_age', 'outbox_full'] as const;
-export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
-
-export interface DeadLetter {
-  id: number;
-  batchId: string;
-  itemCount: number;
-  firstAttemptAt: string | null;
-  failedAt: string;
-  attempts: number;
-  reason: DeadLetterReason;
-  lastStatus: number | null;
-  lastError: string | null;
-}
-
-export interface DeadLetterQuery {
-  id: number;
-  limit?: number;
-  cursor?: string;
-}
-
+/** SPEC §11. */
+export type Destination = Of<'DESTINATION'>;
+export type DestinationWithSecret = Of<'DESTINATION_WITH_SECRET'>;
+export type DestinationInput = Of<'DESTINATION_INPUT'>;
+export type DestinationStatus = Of<'DESTINATION_STATUS'>;
+export type DestinationSummary = Of<'DESTINATION_SUMMARY'>;
+export type DeadLetter = Of<'DEAD_LETTER'>;
+export type DeadLetterQuery = { id: number } & Of<'DEAD_LETTER_QUERY'>;
 /** Dead letters of one destination to retry or discard: the listed `ids`, or all when absent. */
-export interface DeadLetterSelection {
-  id: number;
-  ids?: number[];
-}
+export type DeadLetterSelection = { id: number } & Of<'DEAD_LETTER_SELECTION'>;
+export type DeadLetterRetryResult = Of<'DEAD_LETTER_RETRY_RESULT'>;

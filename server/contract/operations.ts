@@ -10,6 +10,7 @@ import type {
   BackupImportInput,
   DeadLetter,
   DeadLetterQuery,
+  DeadLetterRetryResult,
   DeadLetterSelection,
   Destination,
   DestinationInput,
@@ -102,7 +103,7 @@ export interface Operations {
   regenerateDestinationSecret: { input: ById; output: DestinationWithSecret };
   listDeadLetters: { input: DeadLetterQuery; output: Page<DeadLetter> };
   /** 202: the batches are back at the head of the outbox; `retried` counts them. */
-  retryDeadLetters: { input: DeadLetterSelection; output: { retried: number } };
+  retryDeadLetters: { input: DeadLetterSelection; output: DeadLetterRetryResult };
   discardDeadLetters: { input: DeadLetterSelection; output: void };
 }
 

@@ -6,7 +6,8 @@ import { isUniqueViolation } from '../repositories/db-types';
 import { rolesRepo } from '../repositories/roles.repo';
 import { generateToken, sha256Hex } from '../secrets';
 import { daysBetween, expiryInstant, iso, parseDate, todayIn } from '../time';
-import { InputReader, readId } from '../validation';
+import { readId, readInput } from '../validation';
+import { ACCESS_TOKEN_INPUT } from '../contract/schemas';
 import type { ServiceDeps } from './service-deps';
 
 /** Expiry is computed at every check from the stored date and the *current* time zone setting. */
@@ -47,17 +48,15 @@ export function createAccessTokensService(deps: ServiceDeps) {
     getAccessToken: async (input: unknown): Promise<AccessToken> => toDto(await load(readId(input, 'Access token'))),
 
     async createAccessToken(input: unknown, context: CallContext): Promise<AccessTokenWithValue> {
-      const r = new InputReader(input);
-      const name = r.string('name', { required: true, max: 128, label: 'Token Name' });
-      const roleName = r.string('role', { required: true, max: 64, label: 'Role' });
-      const expiryDate = r.string('expiryDate', { required: true, label: 'Expiry Date' });
-      const description = r.string('description', { max: 1024, label: 'Description' }) ?? '';
+      const { value, errors } = readInput(ACCESS_TOKEN_INPUT, input);
+      const { name, role: roleName, expiryDate, description } = value;
+      // The date rules need the time zone setting, so they follow the schema's.
       const zone = deps.settings.current().timeZone;
       if (expiryDate && !parseDate(expiryDate))
-        r.fail('expiryDate', 'Expiry Date must be a calendar date written YYYY-MM-DD');
+        errors.push({ path: '/expiryDate', message: 'Expiry Date must be a calendar date written YYYY-MM-DD' });
       else if (expiryDate && expiryDate < todayIn(zone, deps.now()))
-        r.fail('expiryDate', 'Expiry Date must be today or later');
-      r.check();
+        errors.push({ path: '/expiryDate', message: 'Expiry Date must be today or later' });
+      if (errors.length > 0) throw validationFailed(errors);
 
       const token = generateToken('gwat_');
       const id = await db.knex

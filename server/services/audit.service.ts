@@ -7,6 +7,7 @@ import { validationFailed } from '../errors';
 import { iso } from '../time';
 import { storedId } from '../validation';
 import { readListQuery } from './paging';
+import { AUDIT_QUERY, filtersOf } from '../contract/schemas';
 
 export interface AuditService {
   /** Written inside the caller's transaction, so a change and its audit entry commit together. */
@@ -30,7 +31,7 @@ export function createAuditService(deps: { db: Db; now: () => number }): AuditSe
     async listAudit(query) {
       // The same query rules as /events: no filters here, and the cursor is an entry's id.
       const { limit, cursor, errors } = readListQuery(query, {
-        filters: [],
+        filters: filtersOf(AUDIT_QUERY),
         isCursor: (value) => storedId(value) !== null,
       });
       if (errors.length > 0) throw validationFailed(errors);

@@ -1,12 +1,6 @@
-import {
-  AUTH_TYPES,
-  EVENT_TYPES,
-  PAYLOAD_TYPE_BY_EVENT_TYPE,
-  REQUEST_TYPES,
-  type Endpoint,
-  type EndpointUpdateResult,
-  type Route,
-} from '../contract/dto';
+import { PAYLOAD_TYPE_BY_EVENT_TYPE, type Endpoint, type EndpointUpdateResult, type Route } from '../contract/dto';
+import type { ReadOf } from '../contract/schema';
+import { ENDPOINT_INPUT } from '../contract/schemas';
 import type { FieldError } from '../contract/errors';
 import type { CallContext } from '../contract/operations';
 import { AppError, notFound, validationFailed } from '../errors';
@@ -14,11 +8,10 @@ import { isUniqueViolation, nameKey, type Queryable } from '../repositories/db-t
 import { endpointsRepo, type EndpointRecord, type RouteRecord, type RouteWrite } from '../repositories/endpoints.repo';
 import { destinationsRepo } from '../repositories/destinations.repo';
 import { rolesRepo } from '../repositories/roles.repo';
-import { InputReader, readId } from '../validation';
+import { parseInput, readId } from '../validation';
 import type { ServiceDeps } from './service-deps';
 
-export const BASE_ROUTE_PATH = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
-export const ROUTE_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+export { BASE_ROUTE_PATH, ROUTE_NAME } from '../contract/schemas';
 
 export const routeToDto = ({ endpointId: _endpointId, ...route }: RouteRecord): Route => ({
   ...route,
@@ -34,89 +27,11 @@ export const endpointToDto = (endpoint: EndpointRecord): Endpoint => ({
   routes: endpoint.routes.map(routeToDto),
 });
 
-interface EndpointDraft {
-  name: string;
-  baseRoutePath: string;
-  active: boolean;
-  routes: (Omit<RouteWrite, 'roleIds' | 'destinationIds'> & { roles: string[]; destinations: number[] })[];
-}
+type EndpointDraft = ReadOf<typeof ENDPOINT_INPUT>;
 
-/** Shape and per-field rules (400); cross-record rules (409, role existence) come after. */
+/** Shape and per-field rules (400, after the contract's schema); cross-record rules (409, role existence) come after. */
 export function readEndpoint(input: unknown): EndpointDraft {
-  const r = new InputReader(input);
-  const name = r.string('name', { required: true, max: 64, label: 'Endpoint Name' });
-  const baseRoutePath = r.string('baseRoutePath', {
-    required: true,
-    pattern: BASE_ROUTE_PATH,
-    label: 'Base Route Path',
-    patternMessage: 'Base Route Path must start with a letter and use only letters, digits or underscore (at most 64)',
-  });
-  const active = r.boolean('active', true);
-  const routesInput = r.raw('routes');
-  const routes: EndpointDraft['routes'] = [];
-  if (!Array.isArray(routesInput) || routesInput.length === 0) {
-    r.fail('routes', 'An endpoint needs at least one route');
-  } else {
-    routesInput.forEach((routeInput: unknown, index) => {
-      const route = readRoute(routeInput, `/routes/${index}`);
-      r.errors.push(...route.errors);
-      routes.push(route.value);
-    });
-  }
-  r.check();
-  return { name, baseRoutePath, active, routes };
-}
-
-function readRoute(input: unknown, base: string): { value: EndpointDraft['routes'][number]; errors: FieldError[] } {
-  const r = new InputReader(input, base);
-  const rawId = r.raw('id');
-  let id: number | undefined;
-  if (rawId !== undefined && rawId !== null) {
-    if (typeof rawId === 'number' && Number.isSafeInteger(rawId) && rawId > 0) id = rawId;
-    else r.fail('id', 'Route id must be a positive integer');
-  }
-  const name = r.string('name', {
-    required: true,
-    pattern: ROUTE_NAME,
-    label: 'Route Name',
-    patternMessage: 'Route Name must start with a letter and use only letters, digits, "_" or "-" (at most 64)',
-  });
-  const eventType = r.oneOf('eventType', EVENT_TYPES, 'Event Type');
-  const requestType = r.oneOf('requestType', REQUEST_TYPES, 'Request Type');
-  const authType = r.oneOf('authType', AUTH_TYPES, 'Auth Type');
-  const active = r.boolean('active', true);
-  const isAsync = r.boolean('async', false);
-  const epcisLenient = r.boolean('epcisLenient', false);
-  const roles = r.stringList('roles', 'Roles');
-  const destinations = readDestinationIds(r);
-  if (destinations.length > 0 && requestType !== 'HttpPost')
-    r.fail('destinations', 'Destinations are only available for HttpPost routes');
-  if (isAsync && requestType !== 'HttpPost') r.fail('async', 'Async is only available for HttpPost routes');
-  if (authType === 'OAuth2' && roles.length === 0) r.fail('roles', 'OAuth2 routes need at least one role');
-  if (authType !== 'OAuth2' && roles.length > 0) r.fail('roles', 'Roles can only be assigned to OAuth2 routes');
-  return {
-    value: { id, name, eventType, requestType, authType, active, async: isAsync, epcisLenient, roles, destinations },
-    errors: r.errors,
-  };
-}
-
-/** `destinations`: destination ids, each once; whether they exist is checked against the store. */
-function readDestinationIds(r: InputReader): number[] {
-  const value = r.raw('destinations');
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) {
-    r.fail('destinations', 'Destinations must be a list of destination ids');
-    return [];
-  }
-  const ids: number[] = [];
-  value.forEach((item: unknown, index) => {
-    const path = `destinations/${index}`;
-    if (typeof item !== 'number' || !Number.isSafeInteger(item) || item < 1)
-      r.fail(path, 'A destination id must be a positive whole number');
-    else if (ids.includes(item)) r.fail(path, `Destination ${item} is listed twice`);
-    else ids.push(item);
-  });
-  return ids;
+  return parseInput(ENDPOINT_INPUT, input);
 }
 
 export function createEndpointsService(deps: ServiceDeps) {

@@ -12,6 +12,7 @@ import { EVENT_ID } from '../ids';
 import { eventsRepo, type EventRow } from '../repositories/events.repo';
 import { iso } from '../time';
 import { readListQuery } from './paging';
+import { EVENT_QUERY, filtersOf } from '../contract/schemas';
 import { readStoredIssues } from '../events/issues';
 import { isEventIdCursor, parseInstant, parseStored } from '../events/processors/snapshot-support';
 import { jsonTooDeep } from '../json-depth';
@@ -59,7 +60,7 @@ export function createEventsService(deps: { db: Db; settings: { current(): { tim
   return {
     async listEvents(input: unknown): Promise<Page<EventRecord>> {
       const { query, limit, cursor, errors } = readListQuery(input, {
-        filters: ['route', 'eventType', 'status', 'since'],
+        filters: filtersOf(EVENT_QUERY),
         isCursor: isEventIdCursor,
       });
       const route = typeof query.route === 'string' && query.route ? query.route : undefined;

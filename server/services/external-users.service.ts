@@ -5,9 +5,10 @@ import { isUniqueViolation, nameKey, type Queryable } from '../repositories/db-t
 import { endpointsRepo } from '../repositories/endpoints.repo';
 import { externalUsersRepo, type ExternalUserRecord } from '../repositories/external-users.repo';
 import { hashPassword } from '../secrets';
-import { InputReader, readId } from '../validation';
+import { parseInput, readId } from '../validation';
+import type { ReadOf } from '../contract/schema';
+import { EXTERNAL_USER_CREATE_INPUT, EXTERNAL_USER_UPDATE_INPUT } from '../contract/schemas';
 import type { ServiceDeps } from './service-deps';
-import { USERNAME } from './users.service';
 
 const toDto = (user: ExternalUserRecord): ExternalUser => ({
   id: user.id,
@@ -23,22 +24,9 @@ const usernameTaken = (username: string) =>
     errors: [{ path: '/username', message: 'This username is already used' }],
   });
 
-export function readExternalUser(input: unknown, creating: boolean) {
-  const r = new InputReader(input);
-  const firstName = r.string('firstName', { max: 128, label: 'First Name' }) ?? '';
-  const lastName = r.string('lastName', { max: 128, label: 'Last Name' }) ?? '';
-  const username = r.string('username', {
-    required: true,
-    pattern: USERNAME,
-    label: 'Username',
-    patternMessage: 'Username may use only letters, digits and underscore (1 to 64)',
-  });
-  const routes = r.stringList('routes', 'Endpoint(s)');
-  if (creating && routes.length === 0) r.fail('routes', 'Select at least one route with Auth Type basic');
-  const active = r.boolean('active', true);
-  const password = r.password('password', creating);
-  r.check();
-  return { firstName, lastName, username, routes, active, password };
+/** Creating needs a password and at least one route; an update keeps an omitted password. */
+export function readExternalUser(input: unknown, creating: boolean): ReadOf<typeof EXTERNAL_USER_UPDATE_INPUT> {
+  return creating ? parseInput(EXTERNAL_USER_CREATE_INPUT, input) : parseInput(EXTERNAL_USER_UPDATE_INPUT, input);
 }
 
 /** External users may only hold routes whose Auth Type is basic (SPEC §3). */

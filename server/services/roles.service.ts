@@ -3,26 +3,16 @@ import type { CallContext } from '../contract/operations';
 import { AppError, notFound } from '../errors';
 import { isUniqueViolation } from '../repositories/db-types';
 import { rolesRepo, type RoleRecord } from '../repositories/roles.repo';
-import { InputReader, readId } from '../validation';
+import { parseInput, readId } from '../validation';
+import { ROLE_INPUT } from '../contract/schemas';
 import type { ServiceDeps } from './service-deps';
 
 export const ADMIN_ROLE = 'admin';
-export const ROLE_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+export { ROLE_NAME } from '../contract/schemas';
 
 const toDto = (role: RoleRecord): Role => ({ ...role });
 
-export function readRole(input: unknown): { name: string; description: string } {
-  const r = new InputReader(input);
-  const name = r.string('name', {
-    required: true,
-    label: 'Role Name',
-    pattern: ROLE_NAME,
-    patternMessage: 'Role name must start with a letter and use only letters, digits, ".", "_" or "-" (at most 64)',
-  });
-  const description = r.string('description', { max: 1024 }) ?? '';
-  r.check();
-  return { name, description };
-}
+export const readRole = (input: unknown): { name: string; description: string } => parseInput(ROLE_INPUT, input);
 
 const nameTaken = (name: string) =>
   new AppError('role_name_taken', `A role named "${name}" already exists`, {

@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import type { CallContext } from '../contract/operations';
 import type { Settings, SettingsUpdateResult } from '../contract/dto';
+import type { SchemaNode } from '../contract/schema';
+import { SETTINGS } from '../contract/schemas';
 import type { Db } from '../db';
 import { validationFailed } from '../errors';
 import { parseAddressRange } from '../address-ranges';
@@ -30,21 +32,9 @@ export function defaultSettings(): Settings {
   };
 }
 
-const INTEGER_RANGES = {
-  port: [0, 65535],
-  httpsPort: [0, 65535],
-  bodyLimitBytes: [1024, 104_857_600],
-  maxQueueDepth: [1, 10_000_000],
-  bearerTokenTtlSeconds: [1, 2_592_000],
-  bcryptCost: [4, 14],
-  retentionDays: [1, 3650],
-  retentionMaxEvents: [1000, 1_000_000_000],
-  tagDedupWindowMs: [0, 3_600_000],
-  authFailureLimit: [1, 1_000_000],
-  maxOutboxItems: [1000, 100_000_000],
-} as const satisfies Partial<Record<keyof Settings, readonly [number, number]>>;
-
-const SETTING_KEYS = Object.keys(defaultSettings()) as (keyof Settings)[];
+/** Every setting's rules (ranges, allowed values) are the contract's schema, which the document shows. */
+const SETTING_RULES: Readonly<Record<string, SchemaNode>> = SETTINGS.properties;
+const SETTING_KEYS = Object.keys(SETTING_RULES) as (keyof Settings)[];
 const HOST_NAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
@@ -57,6 +47,20 @@ function isHost(value: string): boolean {
   if (isIP(value) !== 0) return true;
   const lastLabel = value.slice(value.lastIndexOf('.') + 1);
   return HOST_NAME.test(value) && !/^[0-9]+$/.test(lastLabel);
+}
+
+const MAX_TRUSTED_PROXIES = SETTINGS.properties.trustedProxies.maxItems ?? Infinity;
+
+/** What is wrong with a setting read by its schema alone (an integer range, one of some values). */
+function settingProblem(key: string, rules: SchemaNode | undefined, value: unknown): string | null {
+  if (rules?.kind === 'enum')
+    return rules.values.includes(value as string) ? null : (rules.message ?? `${key} is invalid`);
+  if (rules?.kind === 'integer') {
+    const { min = 0, max = Number.MAX_SAFE_INTEGER } = rules;
+    const valid = typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+    return valid ? null : `${key} must be an integer from ${min} to ${max}`;
+  }
+  return `${key} cannot be set`;
 }
 
 /** Validates a partial settings object; returns it typed, or throws 400 listing every problem. */
@@ -79,26 +83,17 @@ export function validateSettings(input: unknown): Partial<Settings> {
       if (zone === null) {
         errors.push({ path, message: 'timeZone must be a valid IANA time zone name, such as Europe/Berlin' });
       } else result.timeZone = zone;
-    } else if (key === 'tlsMode') {
-      if (value !== 'off' && value !== 'on' && value !== 'both') {
-        errors.push({ path, message: 'tlsMode must be "off", "on" or "both"' });
-      } else result.tlsMode = value;
-    } else if (key === 'adminAccess') {
-      if (value !== 'lan' && value !== 'local') {
-        errors.push({ path, message: 'adminAccess must be "lan" or "local"' });
-      } else result.adminAccess = value;
     } else if (key === 'trustedProxies') {
       const bad = Array.isArray(value) ? value.findIndex((entry) => parseAddressRange(entry) === null) : -1;
-      if (!Array.isArray(value) || value.length > 1000) {
+      if (!Array.isArray(value) || value.length > MAX_TRUSTED_PROXIES) {
         errors.push({ path, message: 'trustedProxies must be an array of IP addresses or CIDRs' });
       } else if (bad >= 0) {
         errors.push({ path: `${path}/${bad}`, message: 'Expected an IP address or a CIDR such as 10.0.0.0/8' });
       } else result.trustedProxies = (value as string[]).map((entry) => entry.trim());
     } else {
-      const [min, max] = INTEGER_RANGES[key as keyof typeof INTEGER_RANGES];
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-        errors.push({ path, message: `${key} must be an integer from ${min} to ${max}` });
-      } else result[key as keyof typeof INTEGER_RANGES] = value;
+      const problem = settingProblem(key, SETTING_RULES[key], value);
+      if (problem) errors.push({ path, message: problem });
+      else result[key as keyof Settings] = value;
     }
   }
   if (errors.length > 0) throw validationFailed(errors);

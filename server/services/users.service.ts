@@ -7,12 +7,13 @@ import { rolesRepo } from '../repositories/roles.repo';
 import { usersRepo, type UserRecord } from '../repositories/users.repo';
 import { hashPassword } from '../secrets';
 import { iso } from '../time';
-import { InputReader, readId } from '../validation';
+import { parseInput, readId } from '../validation';
+import type { ReadOf } from '../contract/schema';
+import { USER_CREATE_INPUT, USER_UPDATE_INPUT } from '../contract/schemas';
 import { ADMIN_ROLE } from './roles.service';
 import type { ServiceDeps } from './service-deps';
 
-export const USERNAME = /^[A-Za-z0-9_]{1,64}$/;
-const USERNAME_MESSAGE = 'Username may use only letters, digits and underscore (1 to 64)';
+export { USERNAME } from '../contract/schemas';
 
 const toDto = (user: UserRecord): User => ({
   id: user.id,
@@ -28,20 +29,9 @@ const usernameTaken = (username: string) =>
     errors: [{ path: '/username', message: 'This username is already used' }],
   });
 
-export function readUser(input: unknown, passwordRequired: boolean) {
-  const r = new InputReader(input);
-  const username = r.string('username', {
-    required: true,
-    pattern: USERNAME,
-    patternMessage: USERNAME_MESSAGE,
-    label: 'Username',
-  });
-  const displayName = r.string('displayName', { max: 128 }) ?? '';
-  const roles = r.stringList('roles', 'Roles');
-  const active = r.boolean('active', true);
-  const password = r.password('password', passwordRequired);
-  r.check();
-  return { username, displayName, roles, active, password };
+/** The create schema requires a password; the update schema keeps the current one when it is omitted. */
+export function readUser(input: unknown, passwordRequired: boolean): ReadOf<typeof USER_UPDATE_INPUT> {
+  return passwordRequired ? parseInput(USER_CREATE_INPUT, input) : parseInput(USER_UPDATE_INPUT, input);
 }
 
 /** Role names → ids, or 400 naming each unknown role at its index. */

@@ -1,6 +1,9 @@
+import { OPERATION_SCHEMAS } from '../../contract/operation-schemas';
 import type { OperationName } from '../../contract/operations';
+import type { SchemaNode } from '../../contract/schema';
 import { ADMIN_INPUTS, ADMIN_ROUTES, FILE_RESULTS, type AdminRoute } from '../routes/admin.routes';
 import { jsonResponse, ref, withRequestId, type Json } from './components';
+import type { JsonSchemas } from './json-schema';
 
 /** `/endpoints/:id` (the router's syntax) → `/endpoints/{id}` (OpenAPI's). */
 const openApiPath = (routerPath: string): string => routerPath.replace(/:([A-Za-z_]\w*)/g, '{$1}');
@@ -20,18 +23,24 @@ const adminTag = (routerPath: string): string => `Admin: ${routerPath.split('/')
 /** One tag per admin resource, in the table's order. */
 export const adminTags = (): string[] => [...new Set(Object.values(ADMIN_ROUTES).map((route) => adminTag(route.path)))];
 
-const queryParameters = {
-  name: 'query',
-  in: 'query',
-  required: false,
-  description: "The listing's filters and paging (`limit`, `cursor`) as query parameters, e.g. `?limit=50`.",
-  style: 'form',
-  explode: true,
-  schema: { type: 'object', additionalProperties: { type: 'string' } },
-};
+/** One query parameter per member of the operation's query schema; an unknown one answers 400. */
+function queryParameters(query: SchemaNode | undefined, schemas: JsonSchemas): Json[] {
+  if (query?.kind !== 'object') return [];
+  return Object.entries(query.properties).map(([name, member]) => {
+    const { description, ...schema } = schemas.of({ ...member, name: undefined });
+    return {
+      name,
+      in: 'query',
+      required: member.optional !== true,
+      ...(typeof description === 'string' ? { description } : {}),
+      schema,
+    };
+  });
+}
 
-function success(operation: OperationName, route: AdminRoute): Json {
-  if (route.status === 204) return { description: 'Done; no content.', headers: withRequestId() };
+function success(operation: OperationName, route: AdminRoute, schemas: JsonSchemas): Json {
+  const { output } = OPERATION_SCHEMAS[operation];
+  if (route.status === 204 || output === null) return { description: 'Done; no content.', headers: withRequestId() };
   if (FILE_RESULTS.has(operation)) {
     return {
       description: 'A file.',
@@ -39,12 +48,15 @@ function success(operation: OperationName, route: AdminRoute): Json {
       content: { 'application/octet-stream': {} },
     };
   }
-  return jsonResponse(route.status === 201 ? 'Created; the resource as GET returns it.' : 'OK.', {});
+  const described =
+    route.status === 201 ? 'Created; the resource as GET returns it.' : route.status === 202 ? 'Accepted.' : 'OK.';
+  return jsonResponse(described, schemas.of(output));
 }
 
-function adminOperation(operation: OperationName, route: AdminRoute): Json {
+function adminOperation(operation: OperationName, route: AdminRoute, schemas: JsonSchemas): Json {
+  const { input } = OPERATION_SCHEMAS[operation] as { input?: SchemaNode };
   const readsBody = route.input === ADMIN_INPUTS.body || route.input === ADMIN_INPUTS.idAndBody;
-  const readsQuery = route.input === ADMIN_INPUTS.query;
+  const readsQuery = route.input === ADMIN_INPUTS.query || route.input === ADMIN_INPUTS.idAndQuery;
   const pathNames = pathParameterNames(route.path);
   return {
     operationId: operation,
@@ -61,13 +73,18 @@ function adminOperation(operation: OperationName, route: AdminRoute): Json {
         description: 'The `id` that GET returns for the resource.',
         schema: { type: 'string' },
       })),
-      ...(readsQuery ? [queryParameters] : []),
+      ...(readsQuery ? queryParameters(input, schemas) : []),
     ],
-    ...(readsBody
-      ? { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } } }
+    ...(readsBody && input
+      ? {
+          requestBody: {
+            required: route.method !== 'delete',
+            content: { 'application/json': { schema: schemas.of(input) } },
+          },
+        }
       : {}),
     responses: {
-      [String(route.status ?? 200)]: success(operation, route),
+      [String(route.status ?? 200)]: success(operation, route, schemas),
       ...(readsBody || readsQuery ? { '400': ref('responses', 'BadRequest') } : {}),
       '401': ref('responses', 'Unauthorized'),
       '403': ref('responses', 'Forbidden'),
@@ -83,13 +100,14 @@ function adminOperation(operation: OperationName, route: AdminRoute): Json {
 }
 
 /**
- * The admin API's paths, read from the router's own table (`ADMIN_ROUTES`): an operation added
- * there is documented here without a second list to keep in step.
+ * The admin API's paths, read from the router's own table (`ADMIN_ROUTES`) and the contract's
+ * schemas (`OPERATION_SCHEMAS`): an operation added there is documented here without a second
+ * list to keep in step. Named schemas land in `schemas`, for components.schemas.
  */
-export function adminPaths(prefix: string): Record<string, Json> {
+export function adminPaths(prefix: string, schemas: JsonSchemas): Record<string, Json> {
   const paths: Record<string, Record<string, Json>> = {};
   for (const [operation, route] of Object.entries(ADMIN_ROUTES) as [OperationName, AdminRoute][]) {
-    (paths[`${prefix}${openApiPath(route.path)}`] ??= {})[route.method] = adminOperation(operation, route);
+    (paths[`${prefix}${openApiPath(route.path)}`] ??= {})[route.method] = adminOperation(operation, route, schemas);
   }
   return paths;
 }

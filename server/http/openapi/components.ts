@@ -1,4 +1,4 @@
-import { EVENT_STATUSES, EVENT_TYPES } from '../../contract/dto';
+import { EVENT_STATUSES } from '../../contract/dto';
 import { ERROR_CODES } from '../../contract/errors';
 
 /** A piece of the OpenAPI document: plain JSON, checked by the tests rather than by types. */
@@ -85,7 +85,6 @@ const schemas = {
       error: { type: 'string', description: 'On `/token`, the OAuth2 error: `invalid_grant` or `invalid_request`.' },
     },
   },
-  EventType: { type: 'string', enum: [...EVENT_TYPES] },
   EventProcessed: {
     type: 'object',
     required: ['id', 'eventType', 'status', 'result'],

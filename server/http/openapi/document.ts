@@ -1,7 +1,9 @@
 import { VERSION } from '../../version';
+import { EVENT_TYPE } from '../../contract/schemas';
 import { adminPaths, adminTags } from './admin-paths';
 import { COMPONENTS, type Json } from './components';
 import { gatewayPaths } from './gateway-paths';
+import { JsonSchemas } from './json-schema';
 
 export interface OpenApiOptions {
   /** The API root every path hangs under (`/GWENDPOINTAPI`). */
@@ -17,6 +19,10 @@ export interface OpenApiOptions {
  * their configured names.
  */
 export function buildOpenApiDocument(options: OpenApiOptions): Json {
+  const schemas = new JsonSchemas();
+  const paths = { ...gatewayPaths(), ...adminPaths(options.adminApiPath, schemas) };
+  // The data plane's hand-written schemas refer to it whether or not an admin schema does.
+  schemas.of(EVENT_TYPE);
   return {
     openapi: '3.1.0',
     info: {
@@ -37,7 +43,14 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: 'Gateway', description: "The gateway's own paths; no authentication." },
       ...adminTags().map((name) => ({ name, description: "Admin API: an admin user's bearer token." })),
     ],
-    paths: { ...gatewayPaths(), ...adminPaths(options.adminApiPath) },
-    components: COMPONENTS,
+    paths,
+    components: { ...COMPONENTS, schemas: mergeSchemas(COMPONENTS.schemas, schemas.components()) },
   };
+}
+
+/** The hand-written schemas (problems, data plane) beside the contract's; a name is never in both. */
+function mergeSchemas(written: Record<string, Json>, generated: Record<string, Json>): Record<string, Json> {
+  const twice = Object.keys(generated).filter((name) => name in written);
+  if (twice.length > 0) throw new Error(`Schemas named twice: ${twice.join(', ')}`);
+  return { ...written, ...generated };
 }

@@ -3,7 +3,8 @@ import type { CallContext } from '../../contract/operations';
 import { AppError, validationFailed } from '../../errors';
 import { backupRepo } from '../../repositories/backup.repo';
 import { iso, todayIn } from '../../time';
-import { characterCount, InputReader } from '../../validation';
+import { parseInput, readInput } from '../../validation';
+import { BACKUP_EXPORT_INPUT, BACKUP_IMPORT_INPUT } from '../../contract/schemas';
 import { checkInstallable } from '../../tls/certificate';
 import { VERSION } from '../../version';
 import type { ServiceDeps } from '../service-deps';
@@ -24,21 +25,7 @@ import { validateConfig } from './validate';
 export { decryptBackup, encryptBackup } from './crypto';
 export { BACKUP_FORMAT, BACKUP_VERSION, type BackupConfig, type BackupDocument } from './format';
 
-const MIN_PASSPHRASE_CHARS = 8;
-const MAX_PASSPHRASE_CHARS = 1024;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
-
-function readPassphrase(r: InputReader, minimum: number): string {
-  const passphrase = r.string('passphrase', {
-    required: true,
-    allowBlank: true,
-    max: MAX_PASSPHRASE_CHARS,
-    label: 'Passphrase',
-  });
-  if (passphrase && characterCount(passphrase) < minimum)
-    r.fail('passphrase', `Passphrase must be at least ${minimum} characters`);
-  return passphrase;
-}
 
 /** Standard or URL-safe base64; line breaks (as `base64` tools wrap) are allowed. */
 function decodeBase64(text: string): Buffer {
@@ -94,12 +81,12 @@ export function createBackupService(deps: ServiceDeps, tls?: BackupTlsPort) {
 
   return {
     async exportBackup(input: unknown, context: CallContext): Promise<BackupFile> {
-      const r = new InputReader(input);
-      const passphrase = readPassphrase(r, MIN_PASSPHRASE_CHARS);
-      const includeTlsKey = r.boolean('includeTlsKey', false);
+      const { value, errors } = readInput(BACKUP_EXPORT_INPUT, input);
+      const { passphrase, includeTlsKey } = value;
       const tlsPair = includeTlsKey ? (tls?.current() ?? null) : null;
-      if (includeTlsKey && !tlsPair) r.fail('includeTlsKey', 'This gateway has no HTTPS key to include');
-      r.check();
+      if (includeTlsKey && !tlsPair)
+        errors.push({ path: '/includeTlsKey', message: 'This gateway has no HTTPS key to include' });
+      if (errors.length > 0) throw validationFailed(errors);
       const now = deps.now();
       const document: BackupDocument = {
         format: BACKUP_FORMAT,
@@ -126,12 +113,7 @@ export function createBackupService(deps: ServiceDeps, tls?: BackupTlsPort) {
     },
 
     async importBackup(input: unknown, context: CallContext): Promise<BackupDiff> {
-      const r = new InputReader(input);
-      const file = r.string('file', { required: true, label: 'Backup file' });
-      // Any length may be tried: a short one simply does not decrypt (backup_invalid).
-      const passphrase = readPassphrase(r, 1);
-      const dryRun = r.boolean('dryRun', false);
-      r.check();
+      const { file, passphrase, dryRun } = parseInput(BACKUP_IMPORT_INPUT, input);
 
       // Every check that can fail runs before anything is written: decrypt, upgrade, validate.
       const plain = await decryptBackup(decodeBase64(file), passphrase);
