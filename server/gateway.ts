@@ -199,7 +199,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     }),
     ...createDestinationsService({ ...deps, delivery }),
   } satisfies GatewayHandlers;
-  const metrics = new GatewayMetrics({ events: ingestCounters, status: () => handlers.getStatus(), commitStats });
+  const metrics = new GatewayMetrics({
+    events: ingestCounters,
+    status: () => handlers.getStatus(),
+    commitStats,
+    destinations: () => delivery.metrics(),
+  });
 
   const app = createApp({
     logger,
@@ -234,6 +239,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
         queue: { depth: () => depth.current, limit: () => load.queueBound() },
         dataDir: db.kind === 'sqlite' && options.database.kind === 'sqlite' ? dirname(options.database.filename) : null,
         probe: () => db.knex.raw('select 1'),
+        fullOutboxes: () => delivery.fullOutboxes(),
         version: VERSION,
         databaseKind: db.kind,
         commitStats,

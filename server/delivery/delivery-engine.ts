@@ -8,7 +8,7 @@ import { outboxRepo } from '../repositories/outbox.repo';
 import type { DeliveryControl } from '../services/destinations.service';
 import { iso } from '../time';
 import { DestinationSender } from './destination-sender';
-import type { DeliveryLedger } from './ledger';
+import type { DeliveryLedger, FailureReason } from './ledger';
 
 /** How often the in-memory backlogs are counted again from the database. */
 const RECOUNT_MS = 30_000;
@@ -21,8 +21,19 @@ const FAILING_AFTER_ATTEMPTS = 5;
  * destination starts, an edited one is reconfigured, a deleted one stops), and answers each
  * destination's status from the database and the ledger.
  */
+/** One destination's line in `/_metrics`. */
+export interface DestinationMetrics {
+  name: string;
+  backlog: number;
+  deadLetters: number;
+  deliveredTotal: number;
+  failures: ReadonlyMap<FailureReason, number>;
+}
+
 export class DeliveryEngine implements DeliveryControl {
   private readonly senders = new Map<number, DestinationSender>();
+  /** Destination id → name, for the health answer (kept by `recount`). */
+  private names = new Map<number, string>();
   private running = false;
   private syncing: Promise<void> = Promise.resolve();
   private recountTimer: NodeJS.Timeout | null = null;
@@ -47,11 +58,13 @@ export class DeliveryEngine implements DeliveryControl {
     await this.recount();
     this.recountTimer = setInterval(() => void this.recount().catch(() => undefined), RECOUNT_MS);
     this.recountTimer.unref();
+    this.unsubscribe = this.deps.changes.subscribe((resources) => {
+      if (!resources.has('destinations')) return;
+      this.sync();
+      void this.recount().catch(() => undefined);
+    });
     if (!send) return;
     this.running = true;
-    this.unsubscribe = this.deps.changes.subscribe((resources) => {
-      if (resources.has('destinations')) this.sync();
-    });
     this.sync();
     await this.syncing;
   }
@@ -71,11 +84,13 @@ export class DeliveryEngine implements DeliveryControl {
   }
 
   private async recount(): Promise<void> {
-    const [backlogs, deadLetters] = await Promise.all([
+    const [backlogs, deadLetters, records] = await Promise.all([
       outboxRepo.backlogs(this.deps.db.reads),
       outboxRepo.deadLetterCounts(this.deps.db.reads),
+      destinationsRepo.list(this.deps.db.reads),
     ]);
     this.deps.ledger.recount(backlogs, deadLetters);
+    this.names = new Map(records.map((record) => [record.id, record.name]));
   }
 
   /** Makes the running senders match the stored destinations (changes are applied one sync at a time). */
@@ -171,9 +186,22 @@ export class DeliveryEngine implements DeliveryControl {
     );
   }
 
-  /** Destinations whose outbox is at its bound (for `/_health`). */
-  full(): number[] {
+  /** Names of the destinations whose outbox is at its bound (for `/_health`), as of the last sync. */
+  fullOutboxes(): string[] {
     const max = this.deps.maxOutboxItems();
-    return [...this.senders.keys()].filter((id) => this.deps.ledger.backlog(id) >= max);
+    return [...this.names].filter(([id]) => this.deps.ledger.backlog(id) >= max).map(([, name]) => name);
+  }
+
+  /** Per destination, what `/_metrics` shows: this instance's counters, the shared backlog. */
+  async metrics(): Promise<DestinationMetrics[]> {
+    const { ledger } = this.deps;
+    const records = await destinationsRepo.list(this.deps.db.reads);
+    return records.map((record) => ({
+      name: record.name,
+      backlog: ledger.backlog(record.id),
+      deadLetters: ledger.deadLetters(record.id),
+      deliveredTotal: ledger.deliveredTotal(record.id),
+      failures: ledger.failures(record.id),
+    }));
   }
 }

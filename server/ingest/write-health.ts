@@ -7,12 +7,9 @@ export const HEALTH_PROBE_MS = 500;
 /** A flush running this long has not returned although the lock wait is bounded: the disk stalls. */
 export const WRITER_STALL_MS = 5_000;
 
-/**
- * Why the gateway is not fully able to take writes. `code` is the stable part; more kinds (a
- * destination's outbox full) join the same list later.
- */
+/** Why the gateway is not fully able to take writes, or to pass them on. `code` is the stable part. */
 export interface HealthReason {
-  code: 'writes_failing' | 'writer_stalled' | 'queue_full' | 'database_unreachable';
+  code: 'writes_failing' | 'writer_stalled' | 'queue_full' | 'database_unreachable' | 'outbox_full';
   message: string;
 }
 
@@ -23,6 +20,8 @@ export interface WriteHealthSources {
   dataDir: string | null;
   /** A cheap round trip to the database (`select 1`). */
   probe: () => Promise<unknown>;
+  /** Names of the destinations whose outbox is at `maxOutboxItems` (new items become dead letters). */
+  fullOutboxes?: () => string[];
   now?: () => number;
 }
 
@@ -90,7 +89,14 @@ export async function writeHealth(sources: WriteHealthSources) {
   const depth = sources.queue.depth();
   const limit = sources.queue.limit();
   if (depth >= limit) reasons.push({ code: 'queue_full', message: `The queue holds ${depth} of ${limit} events` });
-  const unique = reasons.filter((reason, index) => reasons.findIndex((r) => r.code === reason.code) === index);
+  for (const name of sources.fullOutboxes?.() ?? [])
+    reasons.push({
+      code: 'outbox_full',
+      message: `The outbox of destination "${name}" is full: new items become dead letters`,
+    });
+  const unique = reasons.filter(
+    (reason, index) => reasons.findIndex((r) => r.code === reason.code && r.message === reason.message) === index,
+  );
   const iso = (at: number | null) => (at === null ? null : new Date(at).toISOString());
   return {
     ok: unique.length === 0,

@@ -1,4 +1,5 @@
 import type { Status } from '../contract/dto';
+import type { DestinationMetrics } from '../delivery/delivery-engine';
 import type { CommitStats } from '../ingest/group-commit';
 import { renderExposition, type MetricFamily } from './exposition';
 import type { IngestCounters } from './ingest-counters';
@@ -11,6 +12,8 @@ export interface MetricSources {
   status: () => Promise<Status>;
   /** Group-commit counters, every lane together (the same figures as `/_health`'s `commit`). */
   commitStats: () => CommitStats;
+  /** Per destination: backlog, dead letters and this instance's delivery counters (SPEC §11). */
+  destinations: () => Promise<DestinationMetrics[]>;
 }
 
 const gauge = (name: string, help: string, value: number, labels?: Record<string, string>): MetricFamily => ({
@@ -43,7 +46,10 @@ export class GatewayMetrics {
 
   async render(): Promise<string> {
     // The one awaited read first; every in-memory figure after it, so they are of one instant.
-    const status = await this.sources.status().catch(() => null);
+    const [status, destinations] = await Promise.all([
+      this.sources.status().catch(() => null),
+      this.sources.destinations().catch(() => []),
+    ]);
     const { events } = this.sources;
     const commit = this.sources.commitStats();
     return renderExposition([
@@ -94,8 +100,43 @@ export class GatewayMetrics {
         type: 'counter',
         samples: this.responses.byClass.samples(),
       },
+      ...destinationFamilies(destinations),
     ]);
   }
+}
+
+/** SPEC §11's four destination metrics, labelled by destination name. */
+function destinationFamilies(destinations: DestinationMetrics[]): MetricFamily[] {
+  const by = (value: (d: DestinationMetrics) => number) =>
+    destinations.map((d) => ({ labels: { destination: d.name }, value: value(d) }));
+  return [
+    {
+      name: 'gateway_destination_backlog',
+      help: 'Delivery items waiting for the destination (dead letters not counted).',
+      type: 'gauge',
+      samples: by((d) => d.backlog),
+    },
+    {
+      name: 'gateway_destination_delivered_total',
+      help: 'Delivery items this instance delivered to the destination (a 2xx answer).',
+      type: 'counter',
+      samples: by((d) => d.deliveredTotal),
+    },
+    {
+      name: 'gateway_destination_failures_total',
+      help: 'Failed delivery attempts by this instance, by reason (timeout, connection, tls, http_status).',
+      type: 'counter',
+      samples: destinations.flatMap((d) =>
+        [...d.failures].map(([reason, value]) => ({ labels: { destination: d.name, reason }, value })),
+      ),
+    },
+    {
+      name: 'gateway_destination_dead_letters',
+      help: 'Dead-lettered batches of the destination, waiting to be retried or discarded.',
+      type: 'gauge',
+      samples: by((d) => d.deadLetters),
+    },
+  ];
 }
 
 function statusFamilies(status: Status): MetricFamily[] {

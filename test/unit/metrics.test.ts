@@ -47,6 +47,7 @@ describe('GatewayMetrics', () => {
       events,
       status: () => Promise.reject(new Error('SQLITE_BUSY')),
       commitStats: () => ({ flushes: 4, events: 5, jobs: 6 }),
+      destinations: () => Promise.reject(new Error('SQLITE_BUSY')),
     });
     metrics.responses.count(503);
     const text = await metrics.render();
@@ -55,6 +56,23 @@ describe('GatewayMetrics', () => {
     expect(text).toContain('gateway_events_received_total{event_type="UHFTagRead",mode="async"} 1\n');
     expect(text).toContain('gateway_group_commit_events_total 5\n');
     expect(text).toContain('gateway_http_responses_total{class="5xx"} 1\n');
+  });
+
+  it('labels the destination metrics by destination name, failures by reason too', async () => {
+    const metrics = new GatewayMetrics({
+      events: new IngestCounters(),
+      status: () => Promise.reject(new Error('down')),
+      commitStats: () => ({ flushes: 0, events: 0, jobs: 0 }),
+      destinations: () =>
+        Promise.resolve([
+          { name: 'WMS', backlog: 12, deadLetters: 2, deliveredTotal: 340, failures: new Map([['timeout', 3]]) },
+        ]),
+    });
+    const text = await metrics.render();
+    expect(text).toContain('gateway_destination_backlog{destination="WMS"} 12\n');
+    expect(text).toContain('gateway_destination_delivered_total{destination="WMS"} 340\n');
+    expect(text).toContain('gateway_destination_failures_total{destination="WMS",reason="timeout"} 3\n');
+    expect(text).toContain('gateway_destination_dead_letters{destination="WMS"} 2\n');
   });
 
   it('counts status classes', () => {
