@@ -155,7 +155,9 @@ describe('web admin: destinations (SPEC §11)', { timeout: 120_000 }, () => {
     const delivered = receiver.requests.filter((r) => r.body.events.length === 3).at(-1);
     expect(delivered?.body.events.map((e) => e.data.epc)).toEqual([epc(1), epc(2), epc(3)]);
     // The secret shown once is the one the gateway signs with.
-    const [t, v1] = String(delivered?.headers['x-gateway-signature']).split(',').map((p) => p.split('=')[1]);
+    const [t, v1] = String(delivered?.headers['x-gateway-signature'])
+      .split(',')
+      .map((p) => p.split('=')[1]);
     expect(v1).toBe(createHmac('sha256', secret).update(`${t}.${delivered?.raw}`).digest('hex'));
   });
 
@@ -226,10 +228,15 @@ describe('web admin: destinations (SPEC §11)', { timeout: 120_000 }, () => {
     const { page } = rig;
     await goTo(page, 'Destinations');
     await page.getByRole('row').filter({ hasText: 'WMS' }).getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('dialog', { name: 'Delete destination “WMS”?' }).getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete destination “WMS”?' })
+      .getByRole('button', { name: 'Delete' })
+      .click();
     await page
       .getByRole('alert')
-      .filter({ hasText: '“WMS” still receives the events of route “reads”. Remove it from that route under Endpoints' })
+      .filter({
+        hasText: '“WMS” still receives the events of route “reads”. Remove it from that route under Endpoints',
+      })
       .waitFor();
   });
 

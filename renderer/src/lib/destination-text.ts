@@ -66,3 +66,13 @@ export function inUseText(name: string, references: RoleReference[]): string {
 export function zonedTime(iso: string | null | undefined, timeZone: string): string {
   return iso ? `${formatZonedTime(iso, timeZone)} ${timeZone}` : '—';
 }
+
+/**
+ * A receiver's answer in one line: "HTTP 503: Service busy", "connect ECONNREFUSED", or just
+ * "HTTP 400" when the gateway's message already is the status (it says no more than that).
+ */
+export function answerText(status: number | null, message: string | null): string {
+  const code = status === null ? '' : `HTTP ${status}`;
+  if (!message || message === code) return code || '—';
+  return code && !message.startsWith(code) ? `${code}: ${message}` : message;
+}
