@@ -94,6 +94,7 @@ export type BackupDiff = Of<'BACKUP_DIFF'>;
 export type Destination = Of<'DESTINATION'>;
 export type DestinationWithSecret = Of<'DESTINATION_WITH_SECRET'>;
 export type DestinationInput = Of<'DESTINATION_INPUT'>;
+export type DestinationAuthInput = NonNullable<DestinationInput['auth']>;
 export type DestinationStatus = Of<'DESTINATION_STATUS'>;
 export type DestinationSummary = Of<'DESTINATION_SUMMARY'>;
 export type DeadLetter = Of<'DEAD_LETTER'>;

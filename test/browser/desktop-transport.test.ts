@@ -14,7 +14,8 @@ const FAKE_BRIDGE = `
   let attempts = 0;
   const answers = {
     getStatus: () => ok({ version: '9.9.9', uptimeSeconds: 3725, listenUrls: ['http://192.168.1.20:8080/GWENDPOINTAPI'],
-      database: 'postgres', queueDepth: 4, eventsPerMinute: 12 }),
+      database: 'postgres', queueDepth: 4, eventsPerMinute: 12,
+      destinations: [{ name: 'WMS', state: 'retrying', backlog: 42, oldestPendingAt: '2026-11-25T10:00:00.000Z' }] }),
     getTraffic: () => ok({ minutes: Array.from({ length: 60 }, (_, i) => ({
       start: new Date(Date.now() - (59 - i) * 60000).toISOString(), count: (i * 7) % 11 })) }),
     listEndpoints: () => ok(endpoints),
@@ -64,6 +65,7 @@ describe('desktop transport (window.api)', { timeout: 120_000 }, () => {
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
     await page.getByText('PostgreSQL', { exact: true }).waitFor();
     await page.getByText('1 h 2 min', { exact: true }).waitFor();
+    await page.getByRole('listitem', { name: 'WMS' }).getByText('Retrying', { exact: true }).waitFor();
     await page.getByRole('img', { name: 'QR code for http://192.168.1.20:8080/GWENDPOINTAPI' }).waitFor();
     await screenshot(page, '19-desktop-dashboard');
   });
@@ -104,6 +106,7 @@ describe('desktop transport (window.api)', { timeout: 120_000 }, () => {
           async: false,
           roles: ['scanner'],
           epcisLenient: false,
+          destinations: [],
         },
       ],
     });

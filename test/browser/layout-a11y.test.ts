@@ -8,6 +8,7 @@ const SCREENS = [
   'Dashboard',
   'Events',
   'Endpoints',
+  'Destinations',
   'Access Token',
   'External User',
   'Roles',
@@ -34,6 +35,7 @@ describe('web admin layout and accessibility at 390, 1280 and 1920 px', { timeou
     const { gateway } = rig;
     // Rows in every table, so row actions are part of what is checked.
     await gateway.admin('POST', '/roles', { name: 'scanner' });
+    await gateway.admin('POST', '/destinations', { name: 'Warehouse management', url: 'https://wms.example/ingest' });
     await gateway.admin('POST', '/endpoints', {
       name: 'Dock door 3',
       baseRoutePath: 'dock3',

@@ -9,6 +9,7 @@
 import { ADMIN_HTTP_ROUTES, type AdminHttpRoute } from '../../../server/contract/admin-routes';
 import type { ErrorCode, ErrorData, FieldError, RoleReference } from '../../../server/contract/errors';
 import type { GatewayApi, IpcBridge, IpcResult, OperationName } from '../../../server/contract/operations';
+import { httpRequestOf } from './http-request';
 
 export const API_ROOT = '/GWENDPOINTAPI';
 const ADMIN_API = `${API_ROOT}/_admin/api`;
@@ -154,16 +155,6 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
-function queryString(input: unknown): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries((input ?? {}) as Record<string, unknown>)) {
-    if (value === undefined || value === null || value === '') continue;
-    params.set(key, typeof value === 'number' || typeof value === 'boolean' ? String(value) : (value as string));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
-
 /** `Content-Disposition: attachment; filename="x"` → x (the server always quotes it). */
 function filenameOf(response: Response, fallback: string): string {
   const header = response.headers.get('Content-Disposition') ?? '';
@@ -180,22 +171,16 @@ export async function blobToBase64(blob: Blob): Promise<string> {
 
 function httpApi(): GatewayApi {
   return apiFrom(async (name, input) => {
-    const route = HTTP_ROUTES[name];
-    const id = (input as { id?: unknown } | undefined)?.id;
-    const path = route.path.replace(':id', encodeURIComponent(String(id)));
-    const hasBody = route.method === 'POST' || route.method === 'PUT';
-    // List queries (events, audit) travel as query parameters; ids travel in the path.
-    const query = route.input === 'query' ? queryString(input) : '';
-    const url = `${ADMIN_API}${path}${query}`;
+    const request = httpRequestOf(HTTP_ROUTES[name], input);
     const token = getToken();
-    const response = await send(url, {
-      method: route.method,
+    const response = await send(`${ADMIN_API}${request.url}`, {
+      method: request.method,
       headers: {
         Accept: 'application/json',
         ...(token ? { Authorization: `Bearer ${token}` } : {}),
-        ...(hasBody ? { 'Content-Type': 'application/json' } : {}),
+        ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
-      body: hasBody ? JSON.stringify(input ?? {}) : undefined,
+      body: request.body,
     });
     if (response.status === 401) {
       clearToken();
@@ -208,7 +193,9 @@ function httpApi(): GatewayApi {
     if (name === 'exportBackup') {
       return { filename: filenameOf(response, 'gateway.gwbackup'), data: await blobToBase64(await response.blob()) };
     }
-    return response.json();
+    // An accepted (202) operation may answer with or without a body; IPC gives undefined for none.
+    const text = await response.text();
+    return text === '' ? undefined : (JSON.parse(text) as unknown);
   });
 }
 

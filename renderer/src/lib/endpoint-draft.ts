@@ -29,6 +29,8 @@ export interface RouteDraft {
   async: boolean;
   roles: string[];
   epcisLenient: boolean;
+  /** Ids of the destinations the route's processed events go to (SPEC §11). */
+  destinations: number[];
 }
 
 export interface EndpointDraft {
@@ -56,6 +58,7 @@ export function emptyRoute(): RouteDraft {
     async: false,
     roles: [],
     epcisLenient: false,
+    destinations: [],
   };
 }
 
@@ -80,6 +83,7 @@ export function toDraft(endpoint: Endpoint): EndpointDraft {
       async: route.async,
       roles: [...route.roles],
       epcisLenient: route.epcisLenient,
+      destinations: [...route.destinations],
     })),
   };
 }
@@ -87,7 +91,7 @@ export function toDraft(endpoint: Endpoint): EndpointDraft {
 /**
  * What Submit sends. Fields hidden by the form are sent in the state the form implies (roles only
  * for OAuth2, async only for HttpPost, lenient only for EPCIS), so a hidden leftover never
- * surprises the user with an error about a field they cannot see.
+ * surprises the user with an error about a field they cannot see (destinations only for HttpPost).
  */
 export function toInput(draft: EndpointDraft): EndpointInput {
   return {
@@ -104,6 +108,7 @@ export function toInput(draft: EndpointDraft): EndpointInput {
       async: route.requestType === 'HttpPost' && route.async,
       roles: route.authType === 'OAuth2' ? route.roles : [],
       epcisLenient: isEpcis(route.eventType) && route.epcisLenient,
+      destinations: route.requestType === 'HttpPost' ? route.destinations : [],
     })),
   };
 }

@@ -3,6 +3,7 @@ export const SCREENS = [
   { id: 'dashboard', name: 'Dashboard', group: null },
   { id: 'events', name: 'Events', group: null },
   { id: 'endpoints', name: 'Endpoints', group: 'Client Settings' },
+  { id: 'destinations', name: 'Destinations', group: 'Client Settings' },
   { id: 'access-tokens', name: 'Access Token', group: 'User Settings' },
   { id: 'external-users', name: 'External User', group: 'User Settings' },
   { id: 'roles', name: 'Roles', group: 'User Settings' },
