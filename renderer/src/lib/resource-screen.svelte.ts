@@ -1,5 +1,6 @@
 import { confirmAction } from './confirm.svelte';
 import { FormErrors, describeError } from './errors';
+import type { FieldScope } from './field-labels';
 
 export interface Banner {
   kind: 'success' | 'error';
@@ -10,6 +11,8 @@ export interface Banner {
 export interface ResourceOptions<T extends { id: number }, D> {
   /** "user", "external user", "role": used in the screen's messages. */
   noun: string;
+  /** Whose labels the API's errors are worded with (FIELD_LABELS). */
+  scope: FieldScope;
   /** The list; a screen loads the lists its form offers (roles, routes) alongside, in here. */
   load: () => Promise<T[]>;
   /** The item's name in messages ("Deleted user “x”"). */
@@ -121,7 +124,7 @@ export class ResourceScreen<T extends { id: number }, D> {
       if (await this.load())
         this.succeed(`${creating ? 'Created' : 'Saved'} ${this.options.noun} “${this.options.nameOf(saved)}”.`);
     } catch (e) {
-      this.errors = FormErrors.from(e);
+      this.errors = FormErrors.from(e, this.options.scope);
     } finally {
       this.busy = false;
     }
@@ -143,7 +146,7 @@ export class ResourceScreen<T extends { id: number }, D> {
       await this.options.remove(item);
       if (await this.load()) this.succeed(`Deleted ${this.options.noun} “${name}”.`);
     } catch (e) {
-      this.fail(this.options.describeDeleteError?.(item, e) ?? describeError(e));
+      this.fail(this.options.describeDeleteError?.(item, e) ?? describeError(e, this.options.scope));
     }
   };
 }
