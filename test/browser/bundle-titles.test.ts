@@ -36,10 +36,12 @@ describe('web admin: minified bundle and page titles', { timeout: 120_000 }, () 
 
   it('serves minified script and styles, compressed when the browser asks', async () => {
     const { page, adminUrl } = rig;
-    const assets = await page.evaluate(() => [
-      ...[...document.querySelectorAll<HTMLScriptElement>('script[src]')].map((s) => s.src),
-      ...[...document.querySelectorAll<HTMLLinkElement>('link[rel=stylesheet]')].map((l) => l.href),
-    ]);
+    // The page's own references, resolved against it (the build writes relative paths).
+    const references = [
+      ...(await Promise.all((await page.locator('script[src]').all()).map((el) => el.getAttribute('src')))),
+      ...(await Promise.all((await page.locator('link[rel=stylesheet]').all()).map((el) => el.getAttribute('href')))),
+    ];
+    const assets = references.map((ref) => new URL(ref ?? '', page.url()).href);
     expect(assets.some((url) => url.endsWith('.js'))).toBe(true);
     expect(assets.some((url) => url.endsWith('.css'))).toBe(true);
     for (const url of assets) {
