@@ -59,6 +59,11 @@ export class ResourceScreen<T extends { id: number }, D> {
     return this.options.noun;
   }
 
+  /** Whose labels the screen's fields show and its errors are worded with. */
+  get scope(): FieldScope {
+    return this.options.scope;
+  }
+
   /** The item's name in messages and button labels. */
   nameOf = (item: T): string => this.options.nameOf(item);
 
