@@ -13,5 +13,13 @@ const root = resolve(import.meta.dirname, '../..');
 export default async function setup(): Promise<void> {
   const sources = ['renderer', 'electron.vite.config.ts', 'svelte.config.js', 'server/contract'];
   if (isBuildCurrent(root, [join(root, 'out/renderer/index.html')], sources)) return;
-  await build({ ...(config.renderer as InlineConfig), configFile: false, logLevel: 'warn' });
+  // Vitest sets NODE_ENV=test, which makes Vite and Svelte build their development variant (extra
+  // runtime checks, twice the size); the tests drive what `electron-vite build` ships.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ ...(config.renderer as InlineConfig), configFile: false, logLevel: 'warn' });
+  } finally {
+    process.env.NODE_ENV = nodeEnv;
+  }
 }

@@ -27,14 +27,12 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
     // novalidate: the browser does not hold the form back, the service answers validation_failed.
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').filter({ hasText: 'Enter both your username and your password.' }).waitFor();
-    for (const [label, path] of [
-      ['Username', 'userName'],
-      ['Password', 'password'],
-    ]) {
-      const field = page.getByLabel(label ?? '', { exact: true });
+    // The API says "userName is required"; the screen says it with the field's label.
+    for (const label of ['Username', 'Password']) {
+      const field = page.getByLabel(label, { exact: true });
       expect(await field.getAttribute('aria-invalid')).toBe('true');
       const describedBy = (await field.getAttribute('aria-describedby')) ?? '';
-      expect(await page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent()).toBe(`${path} is required`);
+      expect(await page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent()).toBe(`${label} is required`);
     }
     await screenshot(page, '00-login-field-errors');
   });

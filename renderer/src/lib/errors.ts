@@ -1,5 +1,6 @@
 import type { FieldError } from '../../../server/contract/errors';
 import { ApiError } from './api';
+import { messageInWords, type FieldScope } from './field-labels';
 
 /**
  * A failed save, split for display: field errors are looked up by JSON Pointer so each form puts
@@ -12,10 +13,14 @@ export class FormErrors {
     readonly fields: FieldError[] = [],
   ) {}
 
-  /** From anything a call can throw; unknown errors keep a generic, actionable message. */
-  static from(error: unknown): FormErrors {
-    if (error instanceof ApiError) return new FormErrors(error.message, error.errors);
-    return new FormErrors(describeError(error));
+  /**
+   * From anything a call can throw, worded with the labels of the form that sent it (`scope`);
+   * unknown errors keep a generic, actionable message.
+   */
+  static from(error: unknown, scope: FieldScope): FormErrors {
+    if (!(error instanceof ApiError)) return new FormErrors(describeError(error));
+    const fields = error.errors.map((e) => ({ path: e.path, message: messageInWords(scope, e) }));
+    return new FormErrors(describeError(error, scope), fields);
   }
 
   get any(): boolean {
@@ -40,9 +45,17 @@ export class FormErrors {
   }
 }
 
-/** One sentence for an error that is shown as a whole (not per field). */
-export function describeError(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
+/**
+ * One sentence for an error that is shown as a whole (not per field). With the form's `scope`, a
+ * message that is its only field error's (the API says a single problem that way) is worded with
+ * the form's labels too.
+ */
+export function describeError(error: unknown, scope?: FieldScope): string {
+  if (error instanceof ApiError) {
+    const [only, ...others] = error.errors;
+    const alone = scope !== undefined && only !== undefined && others.length === 0 && only.message === error.message;
+    return alone ? messageInWords(scope, only) : error.message;
+  }
   if (error instanceof Error && error.message) return error.message;
   return 'Something went wrong. Try again; if it keeps happening, check the gateway log.';
 }

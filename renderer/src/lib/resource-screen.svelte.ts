@@ -1,17 +1,21 @@
 import { confirmAction } from './confirm.svelte';
 import { FormErrors, describeError } from './errors';
+import type { FieldScope } from './field-labels';
+import { RESOURCE_KINDS, type ResourceKind } from './resource-kinds';
 
 export interface Banner {
   kind: 'success' | 'error';
   text: string;
 }
 
-/** What one list-and-dialog settings screen (Users, External User, Roles, Access Token) does its own way. */
+/** What one list-and-form settings screen (Users, External User, Roles, Access Token, Endpoints) does its own way. */
 export interface ResourceOptions<T extends { id: number }, D> {
-  /** "user", "external user", "role": used in the screen's messages. */
-  noun: string;
-  /** The list; a screen loads the lists its form offers (roles, routes) alongside, in here. */
+  /** Which resource: its words (RESOURCE_KINDS) and its form's labels (FIELD_LABELS). */
+  kind: ResourceKind;
+  /** The list. */
   load: () => Promise<T[]>;
+  /** What the form offers (role names, routes), loaded beside the list each time. */
+  alongside?: () => Promise<unknown>;
   /** The item's name in messages ("Deleted user “x”"). */
   nameOf: (item: T) => string;
   /** A fresh draft for New, and the draft of an item for Edit. */
@@ -19,9 +23,12 @@ export interface ResourceOptions<T extends { id: number }, D> {
   fromItem?: (item: T) => D;
   /** Sends the draft; `editing` is null while creating. */
   save?: (draft: D, editing: T | null) => Promise<T>;
-  remove: (item: T) => Promise<void>;
-  /** What deleting does, for the confirmation. */
-  deleteMessage: string;
+  /** Deletes from the list (after confirmation); none when the screen deletes elsewhere (Endpoints' editor). */
+  remove?: {
+    run: (item: T) => Promise<void>;
+    /** What deleting does, for the confirmation. */
+    message: string;
+  };
   /** A reason the item cannot be deleted, known before asking the gateway (or null). */
   cannotDelete?: (item: T) => string | null;
   /** A refused delete in the screen's words (a role still in use); default: the service's message. */
@@ -53,7 +60,17 @@ export class ResourceScreen<T extends { id: number }, D> {
 
   /** "user", "external user": as the screen's messages say it. */
   get noun(): string {
-    return this.options.noun;
+    return RESOURCE_KINDS[this.options.kind].noun;
+  }
+
+  /** The words of the button that makes a new one. */
+  get newLabel(): string {
+    return RESOURCE_KINDS[this.options.kind].newLabel;
+  }
+
+  /** Whose labels the screen's fields show and its errors are worded with. */
+  get scope(): FieldScope {
+    return this.options.kind;
   }
 
   /** The item's name in messages and button labels. */
@@ -68,10 +85,16 @@ export class ResourceScreen<T extends { id: number }, D> {
     return this.editing?.id ?? null;
   }
 
+  /** Whether the list offers Delete. */
+  get removable(): boolean {
+    return this.options.remove !== undefined;
+  }
+
   /** Whether the list loaded; a failed load clears the banner so its error stands alone. */
   load = async (): Promise<boolean> => {
     try {
-      this.list = await this.options.load();
+      const [list] = await Promise.all([this.options.load(), this.options.alongside?.()]);
+      this.list = list;
       this.loadError = null;
       return true;
     } catch (e) {
@@ -119,33 +142,46 @@ export class ResourceScreen<T extends { id: number }, D> {
       const saved = await save(this.draft, this.editing);
       this.dialogOpen = false;
       if (await this.load())
-        this.succeed(`${creating ? 'Created' : 'Saved'} ${this.options.noun} “${this.options.nameOf(saved)}”.`);
+        this.succeed(`${creating ? 'Created' : 'Saved'} ${this.noun} “${this.options.nameOf(saved)}”.`);
     } catch (e) {
-      this.errors = FormErrors.from(e);
+      this.errors = FormErrors.from(e, this.scope);
     } finally {
       this.busy = false;
     }
   };
 
   remove = async (item: T): Promise<void> => {
+    const remove = this.options.remove;
+    if (!remove) return;
     const name = this.options.nameOf(item);
     const refusal = this.options.cannotDelete?.(item) ?? null;
     if (refusal) return this.fail(refusal);
     const confirmed = await confirmAction({
-      title: `Delete ${this.options.noun} “${name}”?`,
-      message: this.options.deleteMessage,
+      title: `Delete ${this.noun} “${name}”?`,
+      message: remove.message,
       confirmLabel: 'Delete',
       danger: true,
     });
     if (!confirmed) return;
     this.banner = null;
     try {
-      await this.options.remove(item);
-      if (await this.load()) this.succeed(`Deleted ${this.options.noun} “${name}”.`);
+      await remove.run(item);
+      if (await this.load()) this.succeed(`Deleted ${this.noun} “${name}”.`);
     } catch (e) {
-      this.fail(this.options.describeDeleteError?.(item, e) ?? describeError(e));
+      this.fail(this.options.describeDeleteError?.(item, e) ?? describeError(e, this.scope));
     }
   };
+}
+
+/**
+ * `save` for a screen whose service creates from the draft and updates by id with the same input
+ * (Users, External User, Roles): New creates, Edit updates the item being edited.
+ */
+export function createOrUpdate<T extends { id: number }, D extends object>(
+  create: (input: D) => Promise<T>,
+  update: (input: D & { id: number }) => Promise<T>,
+): (draft: D, editing: T | null) => Promise<T> {
+  return (draft, editing) => (editing ? update({ id: editing.id, ...inputOf(draft) }) : create(inputOf(draft)));
 }
 
 /**

@@ -1,15 +1,68 @@
-/** The app's screens in navigation order; link texts are the source's own words (SPEC §7). */
+/**
+ * The app's screens in navigation order; link texts are the source's own words (SPEC §7). The
+ * name is also the screen's heading and page title, the description the line under the heading.
+ */
 export const SCREENS = [
-  { id: 'dashboard', name: 'Dashboard', group: null },
-  { id: 'events', name: 'Events', group: null },
-  { id: 'endpoints', name: 'Endpoints', group: 'Client Settings' },
-  { id: 'destinations', name: 'Destinations', group: 'Client Settings' },
-  { id: 'access-tokens', name: 'Access Token', group: 'User Settings' },
-  { id: 'external-users', name: 'External User', group: 'User Settings' },
-  { id: 'roles', name: 'Roles', group: 'User Settings' },
-  { id: 'users', name: 'Users', group: 'User Settings' },
-  { id: 'settings', name: 'Settings', group: 'Gateway' },
-  { id: 'backup', name: 'Backup', group: 'Gateway' },
+  {
+    id: 'dashboard',
+    name: 'Dashboard',
+    group: null,
+    description: 'Where clients reach this gateway, and what it is doing now.',
+  },
+  {
+    id: 'events',
+    name: 'Events',
+    group: null,
+    description: 'What clients have sent, newest first. Open an event to see its payload and who sent it.',
+  },
+  {
+    id: 'endpoints',
+    name: 'Endpoints',
+    group: 'Client Settings',
+    description: 'Each endpoint groups routes under one base path; readers and phones post to the routes.',
+  },
+  {
+    id: 'destinations',
+    name: 'Destinations',
+    group: 'Client Settings',
+    description: 'Business systems that processed events are delivered to, in order, with retries and dead letters.',
+  },
+  {
+    id: 'access-tokens',
+    name: 'Access Token',
+    group: 'User Settings',
+    description: 'Tokens for systems that call OAuth2 routes; each carries one role.',
+  },
+  {
+    id: 'external-users',
+    name: 'External User',
+    group: 'User Settings',
+    description: 'Accounts for clients that call basic routes with a username and password.',
+  },
+  {
+    id: 'roles',
+    name: 'Roles',
+    group: 'User Settings',
+    description: 'Roles open OAuth2 routes to users and access tokens; admin grants management rights.',
+  },
+  {
+    id: 'users',
+    name: 'Users',
+    group: 'User Settings',
+    description: 'Dashboard accounts. Users sign in to the web admin and get bearer tokens with their roles.',
+  },
+  {
+    id: 'settings',
+    name: 'Settings',
+    group: 'Gateway',
+    description: 'Gateway tunables. Changes apply at once, except port and host.',
+  },
+  {
+    id: 'backup',
+    name: 'Backup',
+    group: 'Gateway',
+    description: 'Export the configuration to an encrypted file, or restore one.',
+  },
 ] as const;
 
 export type ScreenId = (typeof SCREENS)[number]['id'];
