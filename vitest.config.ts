@@ -13,6 +13,7 @@ const BOTH_DATABASES = [
   'test/integration/group-commit.test.ts',
   'test/integration/write-batch.test.ts',
   'test/integration/inventory-state.test.ts',
+  'test/integration/delivery.test.ts',
 ];
 
 export default defineConfig({

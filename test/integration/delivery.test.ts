@@ -1,4 +1,7 @@
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateSelfSigned } from '../../server/tls/certificate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Receiver } from '../helpers/receiver';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
@@ -234,6 +237,162 @@ describe('destinations: store and forward (SPEC §11)', () => {
   });
 });
 
+describe('destinations: what each event type sends (SPEC §11)', () => {
+  it('GhostData one item per row, EPCIS events each as stored, the trigger, the AllData document', async () => {
+    const route = (name: string, eventType: string) => ({
+      name,
+      eventType,
+      requestType: 'HttpPost',
+      authType: 'noauth',
+    });
+    const { gw, receiver, id } = await setup({}, [route('ghost', 'GhostData')]);
+    await gw.admin('PUT', `/endpoints/${(await gw.admin('GET', '/endpoints')).body[0].id}`, {
+      name: 'Dock door 3',
+      baseRoutePath: 'dock3',
+      routes: ['GhostData', 'EpcisMessage', 'EpcisObject', 'CustomTrigger', 'AllData'].map((type, i) => ({
+        ...route(['ghost', 'message', 'object', 'trigger', 'all'][i] ?? type, type),
+        destinations: [id],
+      })),
+    });
+    const fixtures = join(import.meta.dirname, '../fixtures');
+    const ghost = readFileSync(join(fixtures, 'ghostdata/tables.json'), 'utf8');
+    const epcis = readFileSync(join(fixtures, 'epcis/valid/Example_9.6.1-ObjectEvent.jsonld'), 'utf8');
+    const send = async (path: string, body: string) =>
+      fetch(`${gw.base}/dock3/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    expect((await send('ghost', ghost)).status).toBe(200);
+    const message = await send('message', epcis);
+    expect(message.status).toBe(200);
+    const object = await send('object', epcis);
+    expect(object.status).toBe(200);
+    const objectAnswer = (await object.json()) as { result: { eventIds: string[] } };
+    const trigger = { trigger: 'door.open', occurredAt: '2026-02-01T10:00:00Z' };
+    expect((await send('trigger', JSON.stringify(trigger))).status).toBe(200);
+    expect((await send('all', '[1, {"a": "b"}]')).status).toBe(200);
+
+    const eventCount = objectAnswer.result.eventIds.length;
+    await receiver.waitFor((r) => r.items.length >= 3 + 1 + eventCount + 2, 10_000);
+    const byRoute = (name: string) => receiver.items.filter((item) => item.route === name);
+    expect(byRoute('ghost').map((item) => item.data)).toEqual([
+      { table: 'T_LOCATION', row: expect.anything() },
+      { table: 'T_LOCATION', row: expect.anything() },
+      { table: 'T_SCAN', row: expect.anything() },
+    ]);
+    expect(byRoute('message')).toHaveLength(1);
+    expect(byRoute('message')[0]?.data).toEqual(JSON.parse(epcis));
+    expect(byRoute('object').map((item) => item.eventId)).toEqual(objectAnswer.result.eventIds);
+    expect(byRoute('object')[0]?.data.type).toBe('ObjectEvent');
+    expect(byRoute('trigger')[0]?.data).toMatchObject({ trigger: 'door.open' });
+    expect(byRoute('all')[0]?.data).toEqual([1, { a: 'b' }]);
+  });
+
+  it('sends nothing for a rejected event, and a paused destination collects without sending', async () => {
+    const { gw, receiver, id } = await setup();
+    expect((await post(gw, 'reads', { nothing: true })).status).toBe(422);
+    await gw.admin('PUT', `/destinations/${id}`, { name: 'WMS', url: receiver.url, batchMaxWaitMs: 0, active: false });
+    expect((await post(gw, 'reads', { epc: epc(60), antenna: 1 })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(receiver.requests).toHaveLength(0);
+    const paused = await gw.admin('GET', `/destinations/${id}`);
+    expect(paused.body.status).toMatchObject({ state: 'paused', backlog: 1 });
+    expect((await gw.admin('GET', '/status')).body.destinations).toEqual([
+      { name: 'WMS', state: 'paused', backlog: 1, oldestPendingAt: expect.any(String) },
+    ]);
+    await gw.admin('PUT', `/destinations/${id}`, { name: 'WMS', url: receiver.url, batchMaxWaitMs: 0, active: true });
+    await receiver.waitFor((r) => r.items.length >= 1, 10_000);
+    expect(receiver.items.map((item) => item.data.epc)).toEqual([epc(60)]);
+  });
+});
+
+describe('the outbox bound (SPEC §11, §13)', () => {
+  it('dead-letters items past maxOutboxItems as outbox_full, never refusing intake, and /_health says so', async () => {
+    const { gw, receiver, id } = await setup({ active: false });
+    expect((await gw.admin('PUT', '/settings', { maxOutboxItems: 1000 })).status).toBe(200);
+    const reads = Array.from({ length: 1200 }, (_, i) => ({ epc: epc(1000 + i), antenna: 1 }));
+    const res = await post(gw, 'reads', reads);
+    expect(res.status).toBe(200);
+    const status = await gw.admin('GET', `/destinations/${id}`);
+    expect(status.body.status.backlog).toBe(1000);
+    const dead = await gw.admin('GET', `/destinations/${id}/dead-letters`);
+    expect(dead.body.items).toEqual([expect.objectContaining({ reason: 'outbox_full', itemCount: 200, attempts: 0 })]);
+    const health = await fetch(`${gw.base}/_health`);
+    expect(health.status).toBe(503);
+    const body = (await health.json()) as { reasons: { code: string }[] };
+    expect(body.reasons.map((reason) => reason.code)).toContain('outbox_full');
+
+    // Retried by hand, they go back to the head of the outbox: out first, then the rest in order.
+    const retried = await gw.admin('POST', `/destinations/${id}/dead-letters/retry`, {});
+    expect(retried).toMatchObject({ status: 202, body: { retried: 1 } });
+    await gw.admin('PUT', `/destinations/${id}`, {
+      name: 'WMS',
+      url: receiver.url,
+      batchMaxWaitMs: 0,
+      batchMaxEvents: 1000,
+    });
+    await receiver.waitFor((r) => r.items.length >= 1200, 15_000);
+    const sent = receiver.items.map((item) => item.data.epc);
+    expect(sent).toEqual([
+      ...Array.from({ length: 200 }, (_, i) => epc(2000 + i)),
+      ...Array.from({ length: 1000 }, (_, i) => epc(1000 + i)),
+    ]);
+  });
+});
+
+describe('destinations over HTTPS (SPEC §11)', () => {
+  it('verifies the receiver against a custom CA; an unknown certificate fails as tls until verification is off', async () => {
+    const material = await generateSelfSigned();
+    const receiver = await Receiver.start({ key: material.privateKeyPem, cert: material.certificatePem });
+    open.push(receiver);
+    const gw = await startTestGateway();
+    open.push(gw);
+    const trusted = await gw.admin('POST', '/destinations', {
+      name: 'Trusted',
+      url: receiver.url,
+      batchMaxWaitMs: 0,
+      caCertificatePem: material.certificatePem,
+    });
+    expect(trusted.status).toBe(201);
+    const untrusted = await gw.admin('POST', '/destinations', {
+      name: 'Untrusted',
+      url: receiver.url,
+      batchMaxWaitMs: 0,
+    });
+    await gw.admin('POST', '/endpoints', {
+      name: 'Dock door 3',
+      baseRoutePath: 'dock3',
+      routes: [
+        {
+          name: 'reads',
+          eventType: 'UHFTagRead',
+          requestType: 'HttpPost',
+          authType: 'noauth',
+          destinations: [trusted.body.id, untrusted.body.id],
+        },
+      ],
+    });
+    expect((await post(gw, 'reads', { epc: epc(70), antenna: 1 })).status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length >= 1, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.requests).toHaveLength(1);
+    let refused = await gw.admin('GET', `/destinations/${untrusted.body.id}`);
+    for (let i = 0; i < 50 && refused.body.status.lastError === null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      refused = await gw.admin('GET', `/destinations/${untrusted.body.id}`);
+    }
+    expect(refused.body.status.state).toBe('retrying');
+    expect(refused.body.status.lastError.message).toMatch(/^TLS: /);
+    const metrics = await (await fetch(`${gw.base}/_metrics`)).text();
+    expect(metrics).toContain('gateway_destination_failures_total{destination="Untrusted",reason="tls"}');
+
+    await gw.admin('PUT', `/destinations/${untrusted.body.id}`, {
+      name: 'Untrusted',
+      url: receiver.url,
+      batchMaxWaitMs: 0,
+      tlsVerify: false,
+    });
+    await receiver.waitFor((r) => r.requests.length >= 2, 10_000);
+  });
+});
+
 describe('destinations: the resource (SPEC §11)', () => {
   it('answers defaults, validates fields, refuses a taken name and a destination in use', async () => {
     const gw = await startTestGateway();
@@ -361,7 +520,11 @@ describe('destinations: the resource (SPEC §11)', () => {
 
 describe('destinations in backups (SPEC §11)', () => {
   it('restores destinations with their credential and route links; a kept destination keeps its outbox', async () => {
-    const { gw: source, receiver, id } = await setup({ auth: { type: 'basic', username: 'wms', password: 'wms-pass-1' } });
+    const {
+      gw: source,
+      receiver,
+      id,
+    } = await setup({ auth: { type: 'basic', username: 'wms', password: 'wms-pass-1' } });
     const file = await source.gateway.handlers.exportBackup({ passphrase: 'correct horse battery' }, { actor: 'cli' });
     const plain = JSON.stringify(file);
     expect(plain).not.toContain('wms-pass-1');
@@ -375,7 +538,10 @@ describe('destinations in backups (SPEC §11)', () => {
     });
     expect(dry.status).toBe(200);
     expect(dry.body.changes.destinations).toEqual({ added: ['WMS'], changed: [], removed: [] });
-    const applied = await target.admin('POST', '/backup/import', { file: file.data, passphrase: 'correct horse battery' });
+    const applied = await target.admin('POST', '/backup/import', {
+      file: file.data,
+      passphrase: 'correct horse battery',
+    });
     expect(applied.status).toBe(200);
 
     const [restored] = (await target.admin('GET', '/destinations')).body;
@@ -393,10 +559,15 @@ describe('destinations in backups (SPEC §11)', () => {
     });
     expect(res.status).toBe(200);
     await receiver.waitFor((r) => r.requests.length >= 1, 10_000);
-    expect(receiver.requests[0]?.headers.authorization).toBe(`Basic ${Buffer.from('wms:wms-pass-1').toString('base64')}`);
+    expect(receiver.requests[0]?.headers.authorization).toBe(
+      `Basic ${Buffer.from('wms:wms-pass-1').toString('base64')}`,
+    );
 
     // Importing into the source itself keeps the destination's id (and so its outbox).
-    const again = await source.admin('POST', '/backup/import', { file: file.data, passphrase: 'correct horse battery' });
+    const again = await source.admin('POST', '/backup/import', {
+      file: file.data,
+      passphrase: 'correct horse battery',
+    });
     expect(again.status).toBe(200);
     expect((await source.admin('GET', '/destinations')).body[0].id).toBe(id);
   });
