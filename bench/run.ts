@@ -22,6 +22,7 @@ import { growthRun, growthText, type GrowthSettings } from './growth';
 import { medianRun } from './load';
 import { summarize, type Profile } from './profile-summary';
 import { sustainedRun, sustainedText, type SustainedReport } from './sustained';
+import { deliveryRun, deliveryText, type DeliveryReport } from './delivery';
 import { pinRunning } from './wrk';
 import {
   durabilityText,
@@ -66,6 +67,10 @@ const postgresCase = (!selected || selected.includes(POSTGRES_KEY)) && postgresB
 // 0 skips the sustained case; 600 for a long run.
 const sustainedSeconds = positive('BENCH_SUSTAINED_SECONDS', 60);
 const runSustained = sustainedSeconds > 0 && (!selected || selected.includes('sustained'));
+
+// The delivery case (sync UHFTagRead to one local receiver); 0 skips it.
+const deliverySeconds = positive('BENCH_DELIVERY_SECONDS', 20);
+const runDelivery = deliverySeconds > 0 && (!selected || selected.includes('delivery'));
 
 const growth = process.env.BENCH_GROWTH === '1';
 const growthSettings: GrowthSettings = {
@@ -225,6 +230,22 @@ function sustained(): Promise<SustainedReport> {
   );
 }
 
+/** The delivery case on a fresh gateway. */
+function delivery(): Promise<DeliveryReport> {
+  return withGateway({ profile: false }, ({ gateway, admin }) =>
+    deliveryRun(
+      admin,
+      {
+        bases: gateway.bases,
+        serverPid: gateway.process.pid,
+        seconds: deliverySeconds,
+        connections: settings.connections,
+      },
+      log,
+    ),
+  );
+}
+
 async function growthMain(): Promise<void> {
   process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]), 'growth')}\n\n`);
   const report = await withGateway({ profile: false }, ({ gateway, admin, setup, dataDir }) =>
@@ -254,12 +275,14 @@ async function main(): Promise<void> {
     children.delete(baseline);
   }
   const sustainedReport = runSustained ? await sustained() : null;
+  const deliveryReport = runDelivery ? await delivery() : null;
   const targets = judge(reports);
   process.stdout.write(`${table(reports)}\n\nAll runs:\n${runsDetail(reports)}\n\n`);
   process.stdout.write(
     `Stored events = 2xx answers (queue drained, counted via the admin events API):\n${durabilityText(reports)}\n\n`,
   );
   if (sustainedReport) process.stdout.write(`${sustainedText(sustainedReport)}\n\n`);
+  if (deliveryReport) process.stdout.write(`${deliveryText(deliveryReport)}\n\n`);
   process.stdout.write(`Targets:\n${targetsText(targets)}\n\n${noiseNote(reports)}\n`);
   const file = writeResults(join(ROOT, 'bench/results'), {
     mode: 'cases',
@@ -267,6 +290,7 @@ async function main(): Promise<void> {
     cases: reports,
     targets,
     sustained: sustainedReport,
+    delivery: deliveryReport,
   });
   process.stdout.write(`Results: ${file}\n`);
   if (settings.profile && profiledPid !== undefined) {

@@ -137,7 +137,16 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const ledger = new DeliveryLedger(now);
   const maxOutboxItems = () => settings.current().maxOutboxItems;
   const outbox = new Outbox(db, changes, ledger, maxOutboxItems, now);
-  const delivery = new DeliveryEngine({ db, writer, changes, ledger, logger, now, instanceId, maxOutboxItems });
+  const delivery = new DeliveryEngine({
+    db,
+    store: (work) => commit.store(work),
+    changes,
+    ledger,
+    logger,
+    now,
+    instanceId,
+    maxOutboxItems,
+  });
   const pipeline = new CountingPipeline(ingestCounters, { work: commit, acks }, load, () => settings.current(), now, {
     outbox,
     committed: (ids) => delivery.notify(ids),

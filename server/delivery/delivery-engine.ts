@@ -1,13 +1,12 @@
 import type { DestinationStatus, DestinationSummary } from '../contract/dto';
 import type { Db } from '../db';
 import type { ConfigChanges } from '../db/config-changes';
-import type { Writer } from '../db/writer';
 import type { Logger } from '../logger';
 import { destinationsRepo, type DestinationRecord } from '../repositories/destinations.repo';
 import { outboxRepo } from '../repositories/outbox.repo';
 import type { DeliveryControl } from '../services/destinations.service';
 import { iso } from '../time';
-import { DestinationSender } from './destination-sender';
+import { DestinationSender, type StoreJob } from './destination-sender';
 import type { DeliveryLedger, FailureReason } from './ledger';
 
 /** How often the in-memory backlogs are counted again from the database. */
@@ -42,7 +41,8 @@ export class DeliveryEngine implements DeliveryControl {
   constructor(
     private readonly deps: {
       db: Db;
-      writer: Writer;
+      /** The group commit's `store`: the outbox's writes go where every other write goes. */
+      store: StoreJob;
       changes: ConfigChanges;
       ledger: DeliveryLedger;
       logger: Logger;
@@ -120,10 +120,10 @@ export class DeliveryEngine implements DeliveryControl {
   }
 
   private startSender(config: DestinationRecord): void {
-    const { db, writer, ledger, logger, now, instanceId } = this.deps;
+    const { db, store, ledger, logger, now, instanceId } = this.deps;
     const sender = new DestinationSender(config, {
       db,
-      writer,
+      store,
       ledger,
       logger,
       now,

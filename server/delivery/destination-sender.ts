@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db';
-import type { Writer } from '../db/writer';
 import type { WriteBatch } from '../db/write-batch';
 import type { Logger } from '../logger';
 import type { DestinationRecord } from '../repositories/destinations.repo';
@@ -16,9 +15,18 @@ const LEASE_RETRY_MS = 2000;
 /** The lease outlives the longest attempt by this much. */
 const LEASE_MARGIN_MS = 30_000;
 
+/**
+ * Runs a job in one of the gateway's write transactions (the group commit's `store`): the
+ * outbox's writes share flushes with everything else written, and wait their turn like them.
+ */
+export type StoreJob = <T>(work: (writes: WriteBatch) => Promise<T>) => Promise<T>;
+
+/** A batch as the sender holds it between attempts. */
+type Batch = Omit<DeliveryBatch, 'id'>;
+
 export interface SenderDeps {
   db: Db;
-  writer: Writer;
+  store: StoreJob;
   ledger: DeliveryLedger;
   logger: Logger;
   now: () => number;
@@ -134,7 +142,8 @@ export class DestinationSender {
     const { db, now } = this.deps;
     if (!this.config.active) return 60_000;
     if (!(await this.holdLease())) return LEASE_RETRY_MS;
-    const batch = (await outboxRepo.headBatch(db.reads, this.config.id)) ?? (await this.cut());
+    // The head is read each step: a technician may have sent dead letters back ahead of it.
+    const batch = (await outboxRepo.headBatch(db.reads, this.config.id)) ?? (await this.deps.store((w) => this.cut(w)));
     if (typeof batch === 'number') return batch;
     const due = batch.nextAttemptAt - now();
     if (due > 0) return due;
@@ -156,33 +165,30 @@ export class DestinationSender {
   }
 
   /**
-   * Cuts the next batch from the items waiting: at once when a full batch waits, else once the
-   * oldest has waited `batchMaxWaitMs`. Answers the batch, or how long to wait.
+   * Cuts the next batch from the items waiting, inside `writes`' transaction: at once when a
+   * full batch waits, else once the oldest has waited `batchMaxWaitMs`. Answers the batch, or how
+   * long to wait.
    */
-  private async cut(): Promise<DeliveryBatch | number> {
-    const { db, now } = this.deps;
-    const waiting = await outboxRepo.unbatched(db.reads, this.config.id, this.config.batchMaxEvents);
+  private async cut(writes: WriteBatch): Promise<Batch | number> {
+    const waiting = await outboxRepo.unbatched(writes, this.config.id, this.config.batchMaxEvents);
     const first = waiting[0];
     if (!first) return IDLE_POLL_MS;
     if (waiting.length < this.config.batchMaxEvents) {
-      const wait = first.processedAt + this.config.batchMaxWaitMs - now();
+      const wait = first.processedAt + this.config.batchMaxWaitMs - this.deps.now();
       if (wait > 0) return Math.min(wait, IDLE_POLL_MS);
     }
-    const batchId = randomUUID();
-    await this.write((writes) =>
-      outboxRepo.cutBatch(writes, { batchId, destinationId: this.config.id, seqs: waiting.map((item) => item.seq) }),
-    );
-    return (await outboxRepo.headBatch(db.reads, this.config.id)) ?? IDLE_POLL_MS;
+    const seqs = waiting.map((item) => item.seq);
+    return outboxRepo.cutBatch(writes, { batchId: randomUUID(), destinationId: this.config.id, seqs });
   }
 
-  private async body(batch: DeliveryBatch): Promise<{ body: string; items: number }> {
+  private async body(batch: Batch): Promise<{ body: string; items: number }> {
     if (this.cached?.batchId === batch.batchId) return this.cached;
     const items = await outboxRepo.batchItems(this.deps.db.reads, batch.batchId);
     this.cached = { batchId: batch.batchId, body: batchBody(batch.batchId, items), items: items.length };
     return this.cached;
   }
 
-  private async attempt(batch: DeliveryBatch): Promise<void> {
+  private async attempt(batch: Batch): Promise<void> {
     const { now, ledger } = this.deps;
     const { body, items } = await this.body(batch);
     if (items === 0) {
@@ -196,7 +202,12 @@ export class DestinationSender {
     // Stopped mid-attempt: nothing is recorded; the batch goes again (same key) at the next start.
     if (!this.running) return;
     if (result.ok) {
-      await this.write((writes) => outboxRepo.delivered(writes, batch));
+      // Done, and the next batch cut in the same transaction: one write per batch delivered.
+      // The next step reads the head again: dead letters sent back meanwhile go before this cut.
+      await this.deps.store(async (writes) => {
+        outboxRepo.delivered(writes, batch);
+        await this.cut(writes);
+      });
       this.cached = null;
       ledger.delivered(this.config.id, items);
       return;
@@ -205,7 +216,7 @@ export class DestinationSender {
   }
 
   private async recordFailure(
-    batch: DeliveryBatch,
+    batch: Batch,
     result: Extract<AttemptResult, { ok: false }>,
     attempt: number,
     startedAt: number,
@@ -241,9 +252,8 @@ export class DestinationSender {
     });
   }
 
-  /** One transaction on the gateway's writer. */
-  private async write(add: (writes: WriteBatch) => void): Promise<void> {
-    const sent = await this.deps.writer.hold((session) => session.sendWrites(add));
-    if (!sent.committed) throw sent.error;
+  /** Writes that need no read, in one of the gateway's write transactions. */
+  private write(add: (writes: WriteBatch) => void): Promise<void> {
+    return this.deps.store((writes) => Promise.resolve(add(writes)));
   }
 }

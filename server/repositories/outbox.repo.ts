@@ -168,21 +168,27 @@ export const outboxRepo = {
 
   /** The oldest items not yet in a batch (at most `limit`): `seq` and when each was processed. */
   async unbatched(
-    db: Queryable,
+    writes: WriteBatch,
     destinationId: number,
     limit: number,
   ): Promise<{ seq: number; processedAt: number }[]> {
-    const rows: { seq: unknown; processed_at: unknown }[] = await db('outbox_items')
-      .where({ destination_id: destinationId })
-      .whereNull('batch_id')
-      .orderBy('seq')
-      .limit(limit)
-      .select('seq', 'processed_at');
+    const rows = await writes.read<{ seq: unknown; processed_at: unknown }>(
+      writes
+        .sql('outbox_items')
+        .where({ destination_id: destinationId })
+        .whereNull('batch_id')
+        .orderBy('seq')
+        .limit(limit)
+        .select('seq', 'processed_at'),
+    );
     return rows.map((row) => ({ seq: num(row.seq), processedAt: num(row.processed_at) }));
   },
 
   /** Cuts these items into a new open batch. */
-  cutBatch(writes: WriteBatch, batch: { batchId: string; destinationId: number; seqs: readonly number[] }): void {
+  cutBatch(
+    writes: WriteBatch,
+    batch: { batchId: string; destinationId: number; seqs: readonly number[] },
+  ): Omit<DeliveryBatch, 'id'> {
     const sql = writes.sql;
     writes.insertRows('delivery_batches', [
       {
@@ -202,6 +208,21 @@ export const outboxRepo = {
         .whereNull('batch_id')
         .update({ batch_id: batch.batchId }),
     );
+    return {
+      batchId: batch.batchId,
+      destinationId: batch.destinationId,
+      state: 'open',
+      firstSeq: batch.seqs[0] ?? 0,
+      itemCount: batch.seqs.length,
+      attempts: 0,
+      firstAttemptAt: null,
+      nextAttemptAt: 0,
+      lastAttemptAt: null,
+      lastStatus: null,
+      lastError: null,
+      failedAt: null,
+      reason: null,
+    };
   },
 
   async batchItems(db: Queryable, batchId: string): Promise<OutboxItem[]> {
@@ -210,18 +231,18 @@ export const outboxRepo = {
   },
 
   /** A 2xx: the batch and its items are done. */
-  delivered(writes: WriteBatch, batch: DeliveryBatch): void {
+  delivered(writes: WriteBatch, batch: Pick<DeliveryBatch, 'batchId'>): void {
     const sql = writes.sql;
     writes.add(
       sql('outbox_items').where({ batch_id: batch.batchId }).delete(),
-      sql('delivery_batches').where({ id: batch.id }).delete(),
+      sql('delivery_batches').where({ batch_id: batch.batchId }).delete(),
     );
   },
 
   /** A failed attempt to be retried at `nextAttemptAt`. */
-  failed(writes: WriteBatch, batch: DeliveryBatch, failure: AttemptFailure): void {
+  failed(writes: WriteBatch, batch: Pick<DeliveryBatch, 'batchId'>, failure: AttemptFailure): void {
     writes.add(
-      writes.sql('delivery_batches').where({ id: batch.id, state: 'open' }).update({
+      writes.sql('delivery_batches').where({ batch_id: batch.batchId, state: 'open' }).update({
         attempts: failure.attempts,
         first_attempt_at: failure.firstAttemptAt,
         last_attempt_at: failure.lastAttemptAt,
@@ -235,12 +256,12 @@ export const outboxRepo = {
   /** The batch gives up: it stays, with its items, as a dead letter. */
   deadLettered(
     writes: WriteBatch,
-    batch: DeliveryBatch,
+    batch: Pick<DeliveryBatch, 'batchId'>,
     failure: AttemptFailure & { reason: DeadLetterReason; failedAt: number },
   ): void {
     const sql = writes.sql;
     writes.add(
-      sql('delivery_batches').where({ id: batch.id, state: 'open' }).update({
+      sql('delivery_batches').where({ batch_id: batch.batchId, state: 'open' }).update({
         state: 'dead',
         attempts: failure.attempts,
         first_attempt_at: failure.firstAttemptAt,
