@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { fieldAt, messageInWords } from '../../renderer/src/lib/field-labels';
 import type { FieldError } from '../../server/contract/errors';
+import { readDestination } from '../../server/services/destinations.service';
 import { validateSettings } from '../../server/services/settings.service';
 
-/** The service's own field errors for an input, as the screens receive them. */
-function settingsErrors(input: unknown): FieldError[] {
+/** A service's own field errors for an input, as the screens receive them. */
+function refusal(validate: (input: unknown) => unknown, input: unknown): FieldError[] {
   try {
-    validateSettings(input);
+    validate(input);
   } catch (error) {
     return (error as { errors: FieldError[] }).errors;
   }
-  throw new Error('expected the settings to be refused');
+  throw new Error('expected the input to be refused');
 }
+
+const settingsErrors = (input: unknown) => refusal(validateSettings, input);
 
 describe('API errors in the forms’ words', () => {
   it('words the settings service’s messages with the Settings form’s labels', () => {
@@ -59,5 +62,26 @@ describe('API errors in the forms’ words', () => {
     expect(fieldAt('backupImport', '/users')).toBeNull();
     expect(fieldAt('role', '/unknown')).toBeNull();
     expect(fieldAt('role', '/name/extra')).toBeNull();
+  });
+
+  it('words a destination’s errors, its auth’s too, with the Destinations form’s labels', () => {
+    const errors = refusal(readDestination, {
+      name: 'WMS',
+      url: 'https://wms.example',
+      tlsVerify: 'yes',
+      active: 'no',
+    });
+    expect(errors.map((error) => messageInWords('destination', error))).toEqual([
+      'Verify TLS certificates must be true or false',
+      'Active must be true or false',
+    ]);
+    expect(messageInWords('destination', { path: '/auth/token', message: 'token is required' })).toBe(
+      'Token is required',
+    );
+    expect(fieldAt('destination', '/auth/username')).toEqual({ key: 'username', label: 'Username' });
+    expect(fieldAt('destination', '/auth')).toEqual({ key: 'auth', label: 'Authentication' });
+    expect(fieldAt('destination', '/tlsVerify')).toEqual({ key: 'tlsVerify', label: 'Verify TLS certificates' });
+    // A header's errors name the header, which no label stands for: the message stays.
+    expect(fieldAt('destination', '/headers/X-Site')).toBeNull();
   });
 });

@@ -1,5 +1,7 @@
 import type {
   AccessTokenInput,
+  DestinationAuthInput,
+  DestinationInput,
   EndpointInput,
   ExternalUserInput,
   RoleInput,
@@ -56,7 +58,29 @@ export const FIELD_LABELS = {
     async: 'Async',
     roles: 'Roles',
     epcisLenient: 'EPCIS lenient',
+    destinations: 'Destinations',
   } satisfies Record<keyof RouteInput, string>,
+  destination: {
+    name: 'Name',
+    kind: 'Kind',
+    url: 'URL',
+    headers: 'Headers',
+    auth: 'Authentication',
+    timeoutMs: 'Timeout (ms)',
+    batchMaxEvents: 'Batch size (events)',
+    batchMaxWaitMs: 'Batch wait (ms)',
+    maxRetryAgeSeconds: 'Retry for (seconds)',
+    tlsVerify: 'Verify TLS certificates',
+    caCertificatePem: 'CA certificate (PEM)',
+    active: 'Active',
+  } satisfies Record<keyof DestinationInput, string>,
+  /** A destination's `auth`: its own scope, as its errors' paths run `/auth/username`. */
+  destinationAuth: {
+    type: 'Authentication',
+    username: 'Username',
+    password: 'Password',
+    token: 'Token',
+  } satisfies Record<keyof DestinationAuthInput, string>,
   settings: SETTING_LABELS,
   backupExport: { passphrase: 'Export passphrase', passphraseRepeat: 'Repeat passphrase' },
   backupImport: { file: 'Backup file', passphrase: 'Import passphrase' },
@@ -65,11 +89,12 @@ export const FIELD_LABELS = {
 export type FieldScope = keyof typeof FIELD_LABELS;
 
 /**
- * Lists inside a form's input whose items are another form's fields: an endpoint's routes, and
- * the resources a backup file holds (its errors point into the file: `/users/0/username`).
+ * Lists (or objects) inside a form's input whose items are another form's fields: an endpoint's
+ * routes, a destination's auth, and the resources a backup file holds (its errors point into the file: `/users/0/username`).
  */
 const NESTED: Partial<Record<FieldScope, Record<string, FieldScope>>> = {
   endpoint: { routes: 'route' },
+  destination: { auth: 'destinationAuth' },
   backupImport: {
     endpoints: 'endpoint',
     roles: 'role',

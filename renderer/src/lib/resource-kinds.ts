@@ -11,6 +11,7 @@ export const RESOURCE_KINDS = {
   role: { noun: 'role', newLabel: 'New Role' },
   accessToken: { noun: 'access token', newLabel: 'Add AccessToken' },
   endpoint: { noun: 'endpoint', newLabel: '+ New Endpoint' },
+  destination: { noun: 'destination', newLabel: 'New Destination' },
 } as const satisfies Partial<Record<FieldScope, { noun: string; newLabel: string }>>;
 
 export type ResourceKind = keyof typeof RESOURCE_KINDS;

@@ -1,3 +1,4 @@
+import { tick } from 'svelte';
 import { confirmAction } from './confirm.svelte';
 import { FormErrors, describeError } from './errors';
 import type { FieldScope } from './field-labels';
@@ -8,7 +9,7 @@ export interface Banner {
   text: string;
 }
 
-/** What one list-and-form settings screen (Users, External User, Roles, Access Token, Endpoints) does its own way. */
+/** What one list-and-form settings screen (Users, External User, Roles, Access Token, Endpoints, Destinations) does its own way. */
 export interface ResourceOptions<T extends { id: number }, D> {
   /** Which resource: its words (RESOURCE_KINDS) and its form's labels (FIELD_LABELS). */
   kind: ResourceKind;
@@ -23,6 +24,11 @@ export interface ResourceOptions<T extends { id: number }, D> {
   fromItem?: (item: T) => D;
   /** Sends the draft; `editing` is null while creating. */
   save?: (draft: D, editing: T | null) => Promise<T>;
+  /**
+   * Sees what a save answered before the dialog closes; true keeps the dialog open (to show a
+   * secret the gateway answers only this once).
+   */
+  keepOpen?: (saved: T, creating: boolean) => boolean;
   /** Deletes from the list (after confirmation); none when the screen deletes elsewhere (Endpoints' editor). */
   remove?: {
     run: (item: T) => Promise<void>;
@@ -140,11 +146,12 @@ export class ResourceScreen<T extends { id: number }, D> {
     this.banner = null;
     try {
       const saved = await save(this.draft, this.editing);
-      this.dialogOpen = false;
+      if (!this.options.keepOpen?.(saved, creating)) this.dialogOpen = false;
       if (await this.load())
         this.succeed(`${creating ? 'Created' : 'Saved'} ${this.noun} “${this.options.nameOf(saved)}”.`);
     } catch (e) {
       this.errors = FormErrors.from(e, this.scope);
+      await focusFirstInvalid();
     } finally {
       this.busy = false;
     }
@@ -171,6 +178,12 @@ export class ResourceScreen<T extends { id: number }, D> {
       this.fail(this.options.describeDeleteError?.(item, e) ?? describeError(e, this.scope));
     }
   };
+}
+
+/** After a refused save, puts the keyboard on the first field marked wrong, once it is drawn. */
+export async function focusFirstInvalid(): Promise<void> {
+  await tick();
+  document.querySelector<HTMLElement>('dialog[open] [aria-invalid="true"]')?.focus();
 }
 
 /**
