@@ -318,6 +318,7 @@ describe('settings', () => {
         'bodyLimitBytes',
         'host',
         'httpsPort',
+        'maxOutboxItems',
         'maxQueueDepth',
         'port',
         'retentionDays',
