@@ -108,3 +108,12 @@ export class Receiver {
     await this.down();
   }
 }
+
+/** An endpoint `Dock` (base path `dock`) with one UHFTagRead route `reads` delivering to `destinations`. */
+export const dockDeliveringTo = (destinations: number[], route: { async?: boolean } = {}) => ({
+  name: 'Dock',
+  baseRoutePath: 'dock',
+  routes: [
+    { name: 'reads', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'noauth', destinations, ...route },
+  ],
+});

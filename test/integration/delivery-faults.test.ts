@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { childAdminToken, startChildGateway, type ChildGateway } from '../helpers/child-gateway';
-import { Receiver } from '../helpers/receiver';
+import { dockDeliveringTo, Receiver } from '../helpers/receiver';
 import { startTestGateway } from '../helpers/test-gateway';
 
 const open: { close(): Promise<void> }[] = [];
@@ -44,20 +44,7 @@ describe('delivery through faults (SPEC §11)', () => {
       url: receiver.url,
       batchMaxWaitMs: 200,
     });
-    await gw.admin('POST', '/endpoints', {
-      name: 'Dock',
-      baseRoutePath: 'dock',
-      routes: [
-        {
-          name: 'reads',
-          eventType: 'UHFTagRead',
-          requestType: 'HttpPost',
-          authType: 'noauth',
-          async: true,
-          destinations: [destination.body.id],
-        },
-      ],
-    });
+    await gw.admin('POST', '/endpoints', dockDeliveringTo([destination.body.id], { async: true }));
     const url = `${gw.base}/dock/reads`;
     await postReads(url, 0, 20);
     await receiver.waitFor((r) => r.items.length >= 20, 10_000);
@@ -99,19 +86,7 @@ describe('delivery through faults (SPEC §11)', () => {
     const fastId = (
       await gw.admin('POST', '/destinations', { name: 'Fast', url: fast.url, batchMaxEvents: 10, batchMaxWaitMs: 0 })
     ).body.id as number;
-    await gw.admin('POST', '/endpoints', {
-      name: 'Dock',
-      baseRoutePath: 'dock',
-      routes: [
-        {
-          name: 'reads',
-          eventType: 'UHFTagRead',
-          requestType: 'HttpPost',
-          authType: 'noauth',
-          destinations: [slowId, fastId],
-        },
-      ],
-    });
+    await gw.admin('POST', '/endpoints', dockDeliveringTo([slowId, fastId]));
     const started = Date.now();
     const latencies: number[] = [];
     for (let i = 0; i < 200; i++) {
@@ -157,20 +132,7 @@ describe('delivery through faults (SPEC §11)', () => {
         batchMaxWaitMs: 0,
       });
       expect(destination.status).toBe(201);
-      const endpoint = await admin('/endpoints', {
-        name: 'Dock',
-        baseRoutePath: 'dock',
-        routes: [
-          {
-            name: 'reads',
-            eventType: 'UHFTagRead',
-            requestType: 'HttpPost',
-            authType: 'noauth',
-            async: true,
-            destinations: [destination.body.id],
-          },
-        ],
-      });
+      const endpoint = await admin('/endpoints', dockDeliveringTo([destination.body.id], { async: true }));
       expect(endpoint.status).toBe(201);
 
       const acknowledged = 400;

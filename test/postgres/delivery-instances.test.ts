@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { childAdminToken, startChildGateway, type ChildGateway } from '../helpers/child-gateway';
 import { createDatabase } from '../helpers/postgres-cluster';
-import { Receiver } from '../helpers/receiver';
+import { dockDeliveringTo, Receiver } from '../helpers/receiver';
 
 const dirs: string[] = [];
 const children: ChildGateway[] = [];
@@ -54,19 +54,7 @@ describe('delivery from several instances on one PostgreSQL database (SPEC §11)
       batchMaxEvents: 10,
       batchMaxWaitMs: 0,
     });
-    await call('/endpoints', {
-      name: 'Dock',
-      baseRoutePath: 'dock',
-      routes: [
-        {
-          name: 'reads',
-          eventType: 'UHFTagRead',
-          requestType: 'HttpPost',
-          authType: 'noauth',
-          destinations: [destination.id],
-        },
-      ],
-    });
+    await call('/endpoints', dockDeliveringTo([destination.id]));
     // The second instance learns of the new route through the change feed.
     await new Promise((resolve) => setTimeout(resolve, 1500));
 

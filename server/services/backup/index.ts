@@ -1,3 +1,4 @@
+import { ALL_RESOURCES } from '../../db/config-changes';
 import type { BackupDiff, BackupFile } from '../../contract/dto';
 import type { CallContext } from '../../contract/operations';
 import { AppError, validationFailed } from '../../errors';
@@ -153,16 +154,8 @@ export function createBackupService(deps: ServiceDeps, tls?: BackupTlsPort) {
       try {
         await deps.settings.reload();
       } finally {
-        deps.changes.publish(
-          'endpoints',
-          'roles',
-          'users',
-          'externalUsers',
-          'accessTokens',
-          'settings',
-          'sessions',
-          'destinations',
-        );
+        // The whole configuration was replaced, and every session ended with it.
+        deps.changes.publish(...ALL_RESOURCES);
       }
       return { dryRun: false, changes };
     },
