@@ -89,8 +89,9 @@ class SqliteSession implements WriterSession {
             await writes.send();
             outcomes.push({ ok: true, value });
           } catch (error) {
-            // Writes of this job already in the script cannot be taken out: the transaction fails.
-            if (jobs.length === 1 || transaction.queued !== queuedBefore) throw error;
+            // Writes of this job already in the script cannot be taken out, and a failed trip
+            // lost the writes it carried, whichever jobs added them: the transaction fails.
+            if (jobs.length === 1 || transaction.queued !== queuedBefore || transaction.broken) throw error;
             outcomes.push({ ok: false, error });
           }
         }
