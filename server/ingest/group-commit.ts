@@ -39,19 +39,21 @@ function addAcknowledgements(writes: WriteBatch, jobs: readonly AckJob[]): void 
 type Sent = { committed: true; outcomes: JobOutcome[] } | { committed: false; error: unknown };
 
 /**
- * Sends `jobs` as one transaction: the acknowledgements' rows first, as one write, then each
- * store job. Acknowledgements alone are one trip (`sendWrites`). When acknowledgements shared the
- * transaction with store jobs and it failed for anything but an unavailable database, the
- * acknowledgements go again on their own: processing that fails must not refuse an intake that
- * would have committed alone. The store jobs are refused with the error (the batchers then retry
- * each item on its own).
+ * Sends `jobs` as one transaction: each store job, then the acknowledgements' rows as one write.
+ * The acknowledgements come last so that their rows ride in the script that commits: the store
+ * jobs' reads run first (before the transaction's first write, as for store jobs alone), and the
+ * transaction takes no trip more than its store jobs need. Acknowledgements alone are one trip
+ * (`sendWrites`). When acknowledgements shared the transaction with store jobs and it failed for
+ * anything but an unavailable database, the acknowledgements go again on their own: processing
+ * that fails must not refuse an intake that would have committed alone. The store jobs are
+ * refused with the error (the batchers then retry each item on its own).
  */
 async function sendJobs(session: WriterSession, jobs: readonly Job[]): Promise<Sent> {
   const acks = jobs.filter(isAck);
   const stores = jobs.filter(isStore).map((job) => job.store);
   const acknowledge = (writes: WriteBatch) => addAcknowledgements(writes, acks);
   if (stores.length === 0) return spread(jobs, await session.sendWrites(acknowledge));
-  const work: WriteJob[] = acks.length > 0 ? [(writes) => Promise.resolve(acknowledge(writes)), ...stores] : stores;
+  const work: WriteJob[] = acks.length > 0 ? [...stores, (writes) => Promise.resolve(acknowledge(writes))] : stores;
   const sent = await session.send(work);
   if (sent.committed || acks.length === 0 || isDatabaseUnavailable(sent.error)) return spread(jobs, sent);
   const alone = await session.sendWrites(acknowledge);
@@ -60,13 +62,13 @@ async function sendJobs(session: WriterSession, jobs: readonly Job[]): Promise<S
   return { committed: true, outcomes: jobs.map((job) => (isAck(job) ? alone.outcomes[0] ?? refused : refused)) };
 }
 
-/** A transaction's outcomes (the acknowledgements' one write first, then each store job) spread over `jobs`. */
+/** A transaction's outcomes (each store job's, then the acknowledgements' one write) spread over `jobs`. */
 function spread(jobs: readonly Job[], sent: Sent): Sent {
   if (!sent.committed) return sent;
-  const hasAcks = jobs.some(isAck);
+  const stores = jobs.filter(isStore).length;
   const missing: JobOutcome = { ok: false, error: new Error('the transaction returned no outcome for this job') };
-  let store = hasAcks ? 1 : 0;
-  const outcomes = jobs.map((job) => (isAck(job) ? sent.outcomes[0] : sent.outcomes[store++]) ?? missing);
+  let store = 0;
+  const outcomes = jobs.map((job) => (isAck(job) ? sent.outcomes[stores] : sent.outcomes[store++]) ?? missing);
   return { committed: true, outcomes };
 }
 
