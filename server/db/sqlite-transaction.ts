@@ -51,6 +51,11 @@ export class SqliteScriptTransaction {
   private readSince: number | undefined;
   /** Writes queued so far, sent or not. */
   queued = 0;
+  /**
+   * Set when a trip carrying queued writes failed: those writes are gone (whichever job's read
+   * or commit sent them), so nothing after it may run or commit as if they were stored.
+   */
+  broken: { error: unknown } | null = null;
 
   constructor(private readonly connection: SqliteConnection) {}
 
@@ -78,6 +83,7 @@ export class SqliteScriptTransaction {
   }
 
   async commit(): Promise<void> {
+    if (this.broken) throw this.broken.error;
     // Only reads, no transaction begun: nothing to commit.
     if (!this.begun && this.pending.length === 0) return;
     await this.sendPending('COMMIT;');
@@ -88,6 +94,7 @@ export class SqliteScriptTransaction {
    * outside one, after the connection's data version is known (one trip, once per connection).
    */
   private async beforeRead(): Promise<void> {
+    if (this.broken) throw this.broken.error;
     if (this.begun || this.pending.length > 0) return this.sendPending('');
     if (this.readSince !== undefined) return;
     const state = stateOf(this.connection);
@@ -111,8 +118,18 @@ export class SqliteScriptTransaction {
     return true;
   }
 
-  /** BEGIN (the first time, guarded after reads), the queued writes and `tail`: one script, or statement by statement. */
+  /** `sendWrites`, remembering a failure: the writes it took are lost with it. */
   private async sendPending(tail: string): Promise<void> {
+    try {
+      await this.sendWrites(tail);
+    } catch (error) {
+      this.broken = { error };
+      throw error;
+    }
+  }
+
+  /** BEGIN (the first time, guarded after reads), the queued writes and `tail`: one script, or statement by statement. */
+  private async sendWrites(tail: string): Promise<void> {
     const head = this.begun ? '' : `BEGIN IMMEDIATE;${this.readSince === undefined ? '' : guardScript(this.readSince)}`;
     const writes = this.pending;
     this.pending = [];

@@ -40,6 +40,11 @@ export interface Writer {
   hold<T>(use: (session: WriterSession) => Promise<T>): Promise<T>;
   /** Whether anyone else waits for the writer: a held run of transactions gives it up then. */
   othersWaiting(): boolean;
+  /**
+   * Whether its transactions run one at a time (SQLite's one writer connection): work waiting
+   * together then shares a transaction, and its disk flush, rather than queue for one each.
+   */
+  readonly serial: boolean;
 }
 
 export function createWriter(db: Db): Writer {
@@ -48,6 +53,8 @@ export function createWriter(db: Db): Writer {
 
 /** SQLite: one writer connection; each transaction one script (BEGIN, writes, COMMIT) plus a trip per read. */
 class SqliteWriter implements Writer {
+  readonly serial = true;
+
   constructor(private readonly knex: Knex) {}
 
   hold<T>(use: (session: WriterSession) => Promise<T>): Promise<T> {
@@ -82,8 +89,9 @@ class SqliteSession implements WriterSession {
             await writes.send();
             outcomes.push({ ok: true, value });
           } catch (error) {
-            // Writes of this job already in the script cannot be taken out: the transaction fails.
-            if (jobs.length === 1 || transaction.queued !== queuedBefore) throw error;
+            // Writes of this job already in the script cannot be taken out, and a failed trip
+            // lost the writes it carried, whichever jobs added them: the transaction fails.
+            if (jobs.length === 1 || transaction.queued !== queuedBefore || transaction.broken) throw error;
             outcomes.push({ ok: false, error });
           }
         }
@@ -97,6 +105,8 @@ class SqliteSession implements WriterSession {
 
 /** PostgreSQL: transactions run side by side on pooled connections; nothing to hold or chain. */
 class PostgresWriter implements Writer, WriterSession {
+  readonly serial = false;
+
   constructor(private readonly knex: Knex) {}
 
   hold<T>(use: (session: WriterSession) => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import type { RowInsert, WriteBatch } from '../db/write-batch';
 import { isDatabaseUnavailable } from '../db/unavailable';
-import type { JobOutcome, SentTransaction, Writer, WriterSession } from '../db/writer';
+import type { JobOutcome, Writer, WriterSession, WriteJob } from '../db/writer';
 import { WRITER_QUEUE_WAIT_MS, WriterUnreachableError } from '../db/writer-limits';
 import { FLUSH_LIMITS, type FlushLimits } from './ingest-load';
 
@@ -11,10 +11,7 @@ interface Waiter {
   queuedAt?: number;
 }
 
-/**
- * An acknowledgement adds rows only and commits ahead of the processing in its flush; a store
- * job reads and writes through its batch.
- */
+/** An acknowledgement adds rows only; a store job reads and writes through its batch. */
 type AckJob = { kind: 'ack'; rows: readonly RowInsert[] } & Waiter;
 type StoreJob = { kind: 'store'; store: (writes: WriteBatch) => Promise<unknown> } & Waiter;
 type Job = AckJob | StoreJob;
@@ -36,6 +33,43 @@ function addAcknowledgements(writes: WriteBatch, jobs: readonly AckJob[]): void 
       else byTable.set(key, { ...insert, rows: [...insert.rows] });
     }
   for (const { table, rows, onConflict } of byTable.values()) writes.insertRows(table, rows, onConflict);
+}
+
+/** A transaction's outcome for each of its jobs, in the jobs' order; or its failure as a whole. */
+type Sent = { committed: true; outcomes: JobOutcome[] } | { committed: false; error: unknown };
+
+/**
+ * Sends `jobs` as one transaction: each store job, then the acknowledgements' rows as one write.
+ * The acknowledgements come last so that their rows ride in the script that commits: the store
+ * jobs' reads run first (before the transaction's first write, as for store jobs alone), and the
+ * transaction takes no trip more than its store jobs need. Acknowledgements alone are one trip
+ * (`sendWrites`). When acknowledgements shared the transaction with store jobs and it failed for
+ * anything but an unavailable database, the acknowledgements go again on their own: processing
+ * that fails must not refuse an intake that would have committed alone. The store jobs are
+ * refused with the error (the batchers then retry each item on its own).
+ */
+async function sendJobs(session: WriterSession, jobs: readonly Job[]): Promise<Sent> {
+  const acks = jobs.filter(isAck);
+  const stores = jobs.filter(isStore).map((job) => job.store);
+  const acknowledge = (writes: WriteBatch) => addAcknowledgements(writes, acks);
+  if (stores.length === 0) return spread(jobs, await session.sendWrites(acknowledge));
+  const work: WriteJob[] = acks.length > 0 ? [...stores, (writes) => Promise.resolve(acknowledge(writes))] : stores;
+  const sent = await session.send(work);
+  if (sent.committed || acks.length === 0 || isDatabaseUnavailable(sent.error)) return spread(jobs, sent);
+  const alone = await session.sendWrites(acknowledge);
+  if (!alone.committed) return alone;
+  const refused: JobOutcome = { ok: false, error: sent.error };
+  return { committed: true, outcomes: jobs.map((job) => (isAck(job) ? alone.outcomes[0] ?? refused : refused)) };
+}
+
+/** A transaction's outcomes (each store job's, then the acknowledgements' one write) spread over `jobs`. */
+function spread(jobs: readonly Job[], sent: Sent): Sent {
+  if (!sent.committed) return sent;
+  const stores = jobs.filter(isStore).length;
+  const missing: JobOutcome = { ok: false, error: new Error('the transaction returned no outcome for this job') };
+  let store = 0;
+  const outcomes = jobs.map((job) => (isAck(job) ? sent.outcomes[stores] : sent.outcomes[store++]) ?? missing);
+  return { committed: true, outcomes };
 }
 
 /** The write path's last outcomes, recorded as they happen (for `/_health`). */
@@ -110,8 +144,8 @@ export class GroupCommit {
 
   /**
    * Writes one acknowledgement's rows (an event row and its idempotency key, say); resolves once
-   * durably committed. The rows of all acknowledgements in a flush go in one INSERT per table,
-   * in a transaction of their own that commits before the flush's processing.
+   * durably committed. The rows of all acknowledgements in a flush go in one INSERT per table
+   * (see `flush` for the transaction they share).
    */
   acknowledge(rows: readonly RowInsert[]): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -187,56 +221,54 @@ export class GroupCommit {
     });
   }
 
-  /** The acknowledgements commit first, in a transaction of their own: processing sharing the flush does not hold them back. */
+  /**
+   * Where transactions run one at a time (SQLite), the flush's acknowledgements and processing
+   * share one transaction and one disk flush. Where they run side by side (PostgreSQL), the
+   * acknowledgements commit first, in a transaction of their own, so processing does not hold
+   * them back.
+   */
   private async flush(batch: Job[]): Promise<void> {
+    if (this.writer.serial) {
+      await this.chain(batch);
+      return;
+    }
     const acks = batch.filter(isAck);
     const stores = batch.filter(isStore);
-    const unavailable =
-      acks.length > 0
-        ? await this.chain(acks, isAck, (session, jobs) =>
-            session.sendWrites((writes) => addAcknowledgements(writes, jobs)),
-          )
-        : null;
+    const unavailable = acks.length > 0 ? await this.chain(acks) : null;
     // The writer just could not be reached (its lock held elsewhere, the database gone): the rest
     // of this flush would only wait as long again, past the bound a request may wait (SPEC §13).
     // Nothing of it was sent, so nothing of it can commit.
     if (unavailable) for (const job of stores) job.reject(unavailable.error);
-    else if (stores.length > 0)
-      await this.chain(stores, isStore, (session, jobs) => session.send(jobs.map((job) => job.store)));
+    else if (stores.length > 0) await this.chain(stores);
   }
 
   /**
-   * Batches of one kind on the held writer, chained: when a batch has committed and jobs of the
-   * same kind alone are waiting, the next batch goes to the database *before* the committed
-   * batch's waiters are answered. SQLite's thread then works on batch k+1 while the main thread
-   * writes batch k's responses; unchained, it idled until those responses were written and the
-   * pool had lent the connection out again, while the main thread idled in turn as the batch
-   * ran. A store batch first runs its jobs up to their first read, so the answers wait until that
-   * read is on its way (`nextTrip`). Figures: docs/decisions.md.
+   * Batches on the held writer, chained: when a batch has committed and jobs are waiting, the
+   * next batch goes to the database *before* the committed batch's waiters are answered. SQLite's
+   * thread then works on batch k+1 while the main thread writes batch k's responses; unchained,
+   * it idled until those responses were written and the pool had lent the connection out again,
+   * while the main thread idled in turn as the batch ran. A store batch first runs its jobs up to
+   * their first read, so the answers wait until that read is on its way (`nextTrip`). Figures:
+   * docs/decisions.md.
    *
-   * The chain ends, and the writer is given back, as soon as anything else waits: a job of
-   * another kind among the next jobs (the next flush takes it, as before), anyone waiting for the
-   * writer (an admin write), or after `limits.chained` flushes; and after a batch that failed.
-   * PostgreSQL holds nothing (`othersWaiting` is always true there), so it never chains.
-   * Returns the error when the last transaction found the database unavailable.
+   * The chain ends, and the writer is given back, as soon as anyone else waits for the writer
+   * (an admin write), after `limits.chained` flushes, and after a batch that failed. PostgreSQL
+   * holds nothing (`othersWaiting` is always true there), so it never chains. Returns the error
+   * when the last transaction found the database unavailable.
    */
-  private async chain<J extends Job>(
-    first: J[],
-    isKind: (job: Job) => job is J,
-    send: (session: WriterSession, jobs: J[]) => Promise<SentTransaction>,
-  ): Promise<{ error: unknown } | null> {
-    let unanswered: J[] | null = first;
+  private async chain(first: Job[]): Promise<{ error: unknown } | null> {
+    let unanswered: Job[] | null = first;
     let unavailable: { error: unknown } | null = null;
     try {
       await this.writer.hold(async (session) => {
         let jobs = first;
-        let sent = send(session, jobs);
+        let sent = sendJobs(session, jobs);
         for (let flushes = 1; ; flushes++) {
           const done = await sent;
-          const next = done.committed && flushes < this.limits.chained ? this.takeNext(isKind) : null;
+          const next = done.committed && flushes < this.limits.chained ? this.takeNext() : null;
           if (next) {
             const onItsWay = session.nextTrip();
-            sent = send(session, next);
+            sent = sendJobs(session, next);
             await Promise.race([onItsWay, sent]);
           }
           unanswered = next;
@@ -255,30 +287,23 @@ export class GroupCommit {
     return unavailable;
   }
 
-  /** The next batch to chain: jobs of one kind only, and nobody else waiting for the writer. */
-  private takeNext<J extends Job>(isKind: (job: Job) => job is J): J[] | null {
+  /** The next batch to chain, unless somebody else waits for the writer. */
+  private takeNext(): Job[] | null {
     if (this.pending.length === 0 || this.writer.othersWaiting()) return null;
-    const head = this.pending.slice(0, this.limits.jobs);
-    const jobs = head.filter(isKind);
-    if (jobs.length !== head.length) return null;
-    this.pending.splice(0, jobs.length);
-    return jobs;
+    return this.pending.splice(0, this.limits.jobs);
   }
 
   /** After a transaction: counts it, then tells each job its outcome. */
-  private answer(jobs: readonly Job[], sent: SentTransaction): void {
+  private answer(jobs: readonly Job[], sent: Sent): void {
     if (!sent.committed) {
       // The transaction did not commit: nobody in it may be told otherwise.
       this.failed(sent.error);
       for (const job of jobs) job.reject(sent.error);
       return;
     }
-    // Acknowledgements went as one write: its one outcome is everyone's.
-    const acks = jobs.filter(isAck).length;
-    const outcomeOf = (i: number): JobOutcome | undefined => sent.outcomes[acks > 0 ? 0 : i];
-    this.committed(acks, jobs.filter((_, i) => outcomeOf(i)?.ok).length);
+    this.committed(jobs.filter(isAck).length, sent.outcomes.filter((outcome) => outcome.ok).length);
     jobs.forEach((job, i) => {
-      const outcome = outcomeOf(i);
+      const outcome = sent.outcomes[i];
       if (outcome?.ok) job.resolve(outcome.value);
       else job.reject(outcome?.error);
     });

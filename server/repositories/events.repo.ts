@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { EventStatus, EventType } from '../contract/dto';
 import { num, numOrNull, type Queryable } from './db-types';
 import type { RowInsert, WriteBatch } from '../db/write-batch';
@@ -143,8 +142,10 @@ export interface EventSnapshotFilter {
  * async load; see docs/decisions.md). Plain SQL that SQLite (≥ 3.35) and PostgreSQL run alike.
  */
 
-/** Rows per statement: 100 ids × 5 CASE columns × 2 bindings stays far below either bound limit. */
+/** Ids per lease-confirming read: far below either database's bound-variable limit. */
 const CHUNK = 100;
+/** Outcomes per UPDATE: 6 values each, still far below either bound limit when not inlined. */
+const OUTCOME_CHUNK = 500;
 
 /**
  * Of these events, the ids still queued and (on PostgreSQL) leased to `owner`, read through the
@@ -171,23 +172,23 @@ async function confirmLeases(writes: WriteBatch, ids: string[], owner: string): 
 
 const FIELDS = ['status', 'data', 'result', 'errors', 'warnings'] as const;
 
-/** Adds each event's final state and the release of its lease to `writes`: one UPDATE with a CASE per column. */
+/**
+ * Adds each event's final state and the release of its lease to `writes`: one UPDATE per chunk,
+ * joined to the outcomes as a VALUES list (`UPDATE … FROM`), so each row is found once by its key.
+ * A CASE per column instead compared every row with every id of the chunk (see docs/decisions.md).
+ */
 function setOutcomes(writes: WriteBatch, outcomes: { id: string; outcome: EventOutcome }[], processedAt: number): void {
-  const sql = writes.sql;
-  for (let start = 0; start < outcomes.length; start += CHUNK) {
-    const chunk = outcomes.slice(start, start + CHUNK);
-    const cases: Record<string, Knex.Raw> = {};
-    for (const field of FIELDS) {
-      const bindings = chunk.flatMap(({ id, outcome }) => [id, outcome[field] ?? null]);
-      cases[field] = sql.raw(`case ?? ${chunk.map(() => 'when ? then ?').join(' ')} end`, ['id', ...bindings]);
-    }
+  for (let start = 0; start < outcomes.length; start += OUTCOME_CHUNK) {
+    const chunk = outcomes.slice(start, start + OUTCOME_CHUNK);
+    const values = chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ');
+    const bindings = chunk.flatMap(({ id, outcome }) => [id, ...FIELDS.map((field) => outcome[field] ?? null)]);
     writes.add(
-      sql('events')
-        .whereIn(
-          'id',
-          chunk.map(({ id }) => id),
-        )
-        .update({ ...cases, processed_at: processedAt, lease_owner: null, lease_until: null }),
+      writes.sql.raw(
+        `with outcome (id, ${FIELDS.join(', ')}) as (values ${values}) update events set ` +
+          `${FIELDS.map((field) => `${field} = outcome.${field}`).join(', ')}, ` +
+          'processed_at = ?, lease_owner = null, lease_until = null from outcome where events.id = outcome.id',
+        [...bindings, processedAt],
+      ),
     );
   }
 }

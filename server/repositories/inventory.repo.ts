@@ -4,32 +4,47 @@ import { sqliteObjectsViaJson, type JsonField, type JsonObjects } from '../db/sq
 import { jsonRowsSql, parseJsonRows, type JsonRowsShape } from '../db/sqlite-json-rows';
 import type { WriteBatch } from '../db/write-batch';
 
-/** The live tag inventory and its dedup reference times (UHFTagRead), per endpoint. */
+/**
+ * One EPC's row of the live tag inventory (UHFTagRead), per endpoint: what the dedup step
+ * (`events/uhf`) folds reads into, what is stored, and what a snapshot answers.
+ */
 export interface InventoryRow {
   epc: string;
   epcUri: string;
   tid: string | null;
+  /** Reader, antenna and RSSI of the read with the latest read time. */
   readerId: string;
   antenna: number | null;
   rssi: number | null;
+  /** Earliest and latest read time seen, ms since the epoch. */
   firstSeen: number;
   lastSeen: number;
+  /** Counted reads: reads outside the dedup window. */
   readCount: number;
 }
 
-interface InventoryDbRow {
-  epc: string;
-  epc_uri: string;
-  tid: string | null;
-  reader_id: string;
-  antenna: unknown;
-  rssi: unknown;
-  first_seen: unknown;
-  last_seen: unknown;
-  read_count: unknown;
-}
+/** The `tag_inventory` column that stores each member of `InventoryRow`. */
+export const INVENTORY_COLUMN = {
+  epc: 'epc',
+  epcUri: 'epc_uri',
+  tid: 'tid',
+  readerId: 'reader_id',
+  antenna: 'antenna',
+  rssi: 'rssi',
+  firstSeen: 'first_seen',
+  lastSeen: 'last_seen',
+  readCount: 'read_count',
+} as const satisfies Record<keyof InventoryRow, string>;
 
-const toInventory = (row: InventoryDbRow): InventoryRow => ({
+export type InventoryColumn = (typeof INVENTORY_COLUMN)[keyof InventoryRow];
+
+/** An `InventoryRow` as the driver returns it (PostgreSQL's bigints as strings). */
+type StoredInventoryRow = { epc: string; epc_uri: string; tid: string | null; reader_id: string } & Record<
+  InventoryColumn,
+  unknown
+>;
+
+const toInventory = (row: StoredInventoryRow): InventoryRow => ({
   epc: row.epc,
   epcUri: row.epc_uri,
   tid: row.tid,
@@ -41,19 +56,10 @@ const toInventory = (row: InventoryDbRow): InventoryRow => ({
   readCount: num(row.read_count),
 });
 
-const IN_CHUNK = 500;
+const INVENTORY_KEYS = Object.keys(INVENTORY_COLUMN) as (keyof InventoryRow)[];
+const INVENTORY_COLUMNS = INVENTORY_KEYS.map((key) => INVENTORY_COLUMN[key]);
 
-const INVENTORY_COLUMNS = [
-  'epc',
-  'epc_uri',
-  'tid',
-  'reader_id',
-  'antenna',
-  'rssi',
-  'first_seen',
-  'last_seen',
-  'read_count',
-] as const satisfies readonly (keyof InventoryDbRow)[];
+const IN_CHUNK = 500;
 
 /** The snapshot's order; `tag_inventory_page_idx` has exactly this order, so a page needs no sort. */
 const PAGE_ORDER = [
@@ -74,8 +80,6 @@ export interface InventoryFilter {
   after?: { lastSeen: number; epc: string };
   limit: number;
 }
-
-export type InventoryColumn = (typeof INVENTORY_COLUMNS)[number];
 
 /** The page's rows, filtered and in `PAGE_ORDER`, before the SELECT list. */
 function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
@@ -116,7 +120,7 @@ function lockBucket(text: string): number {
 }
 
 /** A row of `loadState`'s union: an inventory row (dedup columns NULL) or a dedup row (the others NULL). */
-type StateRow = InventoryDbRow & { dedup_key: string | null; last_counted: unknown };
+type StateRow = StoredInventoryRow & { dedup_key: string | null; last_counted: unknown };
 
 /** `loadState`'s rows on SQLite, handed over as one JSON text (see `jsonRowsSql`). */
 const STATE_SHAPE = {
@@ -217,7 +221,7 @@ export const inventoryRepo = {
       first_seen: row.firstSeen,
       last_seen: row.lastSeen,
       read_count: row.readCount,
-    }));
+    })) satisfies ({ endpoint_id: number } & Record<InventoryColumn, unknown>)[];
     writes.insertRows('tag_inventory', batch, { columns: ['endpoint_id', 'epc'], then: 'merge' });
   },
 
@@ -231,7 +235,7 @@ export const inventoryRepo = {
    * reads `pageJson`, and this is the same page for callers that want rows).
    */
   async page(db: Queryable, filter: InventoryFilter): Promise<InventoryRow[]> {
-    return (await pageQuery(db, filter).select<InventoryDbRow[]>(...INVENTORY_COLUMNS)).map(toInventory);
+    return (await pageQuery(db, filter).select<StoredInventoryRow[]>(...INVENTORY_COLUMNS)).map(toInventory);
   },
 
   /**

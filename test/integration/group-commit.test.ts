@@ -238,15 +238,17 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
     expect(log).toEqual(['answered a', 'other writer', 'answered b']);
   });
 
-  it('ends the chain when a store job is among the next jobs, which then commit together', async () => {
+  it('chains acknowledgements and a store job waiting together: one transaction for both', async () => {
     const commit = new GroupCommit(createWriter(db));
     const a = [row()];
     const b = [row()];
     const c = row();
+    let scriptB = '';
     let others: Promise<unknown>[] = [];
     restore = await watchWriterScripts((sql) => {
       const batch = batchOf(sql, [a, b]);
       if (batch >= 0) log.push(`sent ${'ab'[batch]}`);
+      if (batch === 1) scriptB = sql;
       if (batch !== 0) return;
       others = [
         answered(
@@ -261,9 +263,49 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
       a.map((r) => insert(commit, r)),
     );
     await Promise.all(others);
-    // Not chained: B waited for the next flush, where the store job went too.
-    expect(log).toEqual(['sent a', 'answered a', 'sent b', 'answered b']);
+    // Chained, and B's rows and the store job's went to SQLite in the one script (one COMMIT).
+    expect(log).toEqual(['sent a', 'sent b', 'answered a', 'answered b']);
+    expect(scriptB).toContain(c.id);
+    expect(scriptB.match(/COMMIT/g)).toHaveLength(1);
     expect(await db.knex('events').where({ id: c.id }).first()).toBeTruthy();
+  });
+
+  it('acknowledgements sharing a transaction with a failing store job commit on their own', async () => {
+    const commit = new GroupCommit(createWriter(db));
+    const existing = row();
+    await insert(commit, existing);
+    const acks = [row(), row()];
+    const [acked, stored] = await Promise.all([
+      Promise.allSettled(acks.map((r) => insert(commit, r))),
+      // Fails in the database (a duplicate key) after adding its writes: the shared transaction fails.
+      commit
+        .store((writes) => Promise.resolve(eventWrites.insertMany(writes, [{ ...existing }])))
+        .then(
+          () => 'stored',
+          () => 'refused',
+        ),
+    ]);
+    expect(acked.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(stored).toBe('refused');
+    expect(await db.knex('events').whereIn('id', acks.map((r) => r.id)).count({ n: '*' })).toEqual([{ n: 2 }]);
+  });
+
+  it("a store job whose writes failed when the next job's read sent them is never answered as stored", async () => {
+    const commit = new GroupCommit(createWriter(db));
+    const existing = row();
+    await insert(commit, existing);
+    const settled = (job: Promise<unknown>) =>
+      job.then(
+        () => 'stored',
+        () => 'refused',
+      );
+    // A's duplicate row waits in the script until B's read sends it, and fails there.
+    const outcomes = await Promise.all([
+      settled(commit.store((writes) => Promise.resolve(eventWrites.insertMany(writes, [{ ...existing }])))),
+      settled(commit.store((writes) => writes.read(writes.sql('events').where('id', existing.id).select('id')))),
+    ]);
+    // The transaction lost A's writes: it fails as a whole.
+    expect(outcomes).toEqual(['refused', 'refused']);
   });
 
   it('a chained batch that fails rejects only its own waiters, and the writer is left clean', async () => {

@@ -49,6 +49,7 @@ describe('migrations', () => {
       expect(await db.knex.raw('PRAGMA journal_mode')).toEqual([{ journal_mode: 'wal' }]);
       expect(await db.knex.raw('PRAGMA synchronous')).toEqual([{ synchronous: 2 }]);
       expect(await db.knex.raw('PRAGMA foreign_keys')).toEqual([{ foreign_keys: 1 }]);
+      expect(await db.knex.raw('PRAGMA wal_autocheckpoint')).toEqual([{ wal_autocheckpoint: 10000 }]);
       const indexes = (
         await db.knex.raw<{ tbl_name: string }[]>("select name, tbl_name from sqlite_master where type = 'index'")
       ).map((r) => r.tbl_name);

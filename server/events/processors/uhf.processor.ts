@@ -2,7 +2,12 @@ import type { FieldError } from '../../contract/errors';
 import type { WriteBatch } from '../../db/write-batch';
 import type { JsonField, JsonObjects } from '../../db/sqlite-json-objects';
 import { dialectOf } from '../../repositories/db-types';
-import { inventoryRepo, type InventoryColumn, type InventoryRow } from '../../repositories/inventory.repo';
+import {
+  INVENTORY_COLUMN,
+  inventoryRepo,
+  type InventoryColumn,
+  type InventoryRow,
+} from '../../repositories/inventory.repo';
 import { iso } from '../../time';
 import { parseConcatenatedJson } from '../json-body';
 import {
@@ -34,17 +39,19 @@ function decodeCursor(cursor: string): { lastSeen: number; epc: string } | undef
  * The snapshot's item (SPEC §10), member by member in the answer's order: SQLite writes it from
  * this list (`inventoryRepo.pageJson`), PostgreSQL's rows are mapped with it (`inventoryItem`).
  */
-const INVENTORY_ITEM: readonly (JsonField<InventoryColumn> & { key: keyof InventoryRow })[] = [
-  { key: 'epc', column: 'epc', kind: 'text' },
-  { key: 'epcUri', column: 'epc_uri', kind: 'text' },
-  { key: 'tid', column: 'tid', kind: 'text' },
-  { key: 'readerId', column: 'reader_id', kind: 'text' },
-  { key: 'antenna', column: 'antenna', kind: 'integer' },
-  { key: 'rssi', column: 'rssi', kind: 'real' },
-  { key: 'firstSeen', column: 'first_seen', kind: 'instant' },
-  { key: 'lastSeen', column: 'last_seen', kind: 'instant' },
-  { key: 'readCount', column: 'read_count', kind: 'integer' },
-];
+const INVENTORY_ITEM: readonly (JsonField<InventoryColumn> & { key: keyof InventoryRow })[] = (
+  [
+    ['epc', 'text'],
+    ['epcUri', 'text'],
+    ['tid', 'text'],
+    ['readerId', 'text'],
+    ['antenna', 'integer'],
+    ['rssi', 'real'],
+    ['firstSeen', 'instant'],
+    ['lastSeen', 'instant'],
+    ['readCount', 'integer'],
+  ] as const
+).map(([key, kind]) => ({ key, column: INVENTORY_COLUMN[key], kind }));
 
 function inventoryItem(row: InventoryRow): Record<string, unknown> {
   const item: Record<string, unknown> = {};

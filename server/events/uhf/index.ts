@@ -3,4 +3,4 @@ export { decodeEpc, normalizeEpcFilter } from './epc';
 export { normalizeTagReads } from './normalize';
 export type { TagRead } from './tag-read';
 export { applyTagReads, dedupKey } from './inventory';
-export type { ApplyResult, ApplySummary, DedupState, InventoryEntry } from './inventory';
+export type { ApplyResult, ApplySummary, DedupState } from './inventory';

@@ -1,27 +1,12 @@
+import type { InventoryRow } from '../../repositories/inventory.repo';
 import type { TagRead } from './tag-read';
-
-/** The live inventory's row for one EPC (per endpoint; the caller keeps one state per endpoint). */
-export interface InventoryEntry {
-  epc: string;
-  epcUri: string;
-  tid: string | null;
-  /** Reader, antenna and RSSI of the read with the latest read time. */
-  readerId: string;
-  antenna: number | null;
-  rssi: number | null;
-  /** Earliest and latest read time seen, ms since the epoch. */
-  firstSeen: number;
-  lastSeen: number;
-  /** Counted reads: reads outside the dedup window. */
-  readCount: number;
-}
 
 /** What dedup needs from storage. The caller loads it, `applyTagReads` mutates it. */
 export interface DedupState {
   /** Key `dedupKey(epc, readerId, antenna)` → read time (ms) of the latest COUNTED read. */
   lastCounted: Map<string, number>;
-  /** By EPC. */
-  inventory: Map<string, InventoryEntry>;
+  /** The live inventory's rows (per endpoint: the caller keeps one state per endpoint), by EPC. */
+  inventory: Map<string, InventoryRow>;
 }
 
 export interface ApplySummary {
@@ -95,7 +80,7 @@ export function applyTagReads(reads: TagRead[], state: DedupState, windowMs: num
 }
 
 /** Folds one read into its EPC's entry; true when the entry was created or changed. */
-function updateInventory(inventory: Map<string, InventoryEntry>, read: TagRead, counted: boolean): boolean {
+function updateInventory(inventory: Map<string, InventoryRow>, read: TagRead, counted: boolean): boolean {
   const entry = inventory.get(read.epc);
   if (entry === undefined) {
     inventory.set(read.epc, {
@@ -132,7 +117,7 @@ function updateInventory(inventory: Map<string, InventoryEntry>, read: TagRead, 
   return changed;
 }
 
-function assign<K extends keyof InventoryEntry>(entry: InventoryEntry, key: K, value: InventoryEntry[K]): boolean {
+function assign<K extends keyof InventoryRow>(entry: InventoryRow, key: K, value: InventoryRow[K]): boolean {
   if (entry[key] === value) return false;
   entry[key] = value;
   return true;

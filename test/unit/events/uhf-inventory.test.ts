@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { applyTagReads, dedupKey, decodeEpc } from '../../../server/events/uhf';
-import type { DedupState, InventoryEntry, TagRead } from '../../../server/events/uhf';
+import type { DedupState, TagRead } from '../../../server/events/uhf';
+import type { InventoryRow } from '../../../server/repositories/inventory.repo';
 
 const EPC_A = '3074257BF7194E4000001A85';
 const EPC_B = '3174257BF4499602D2000000';
@@ -24,7 +25,7 @@ function read(offset: number, overrides: Partial<TagRead> = {}): TagRead {
 
 const emptyState = (): DedupState => ({ lastCounted: new Map(), inventory: new Map() });
 
-function entry(state: DedupState, epc = EPC_A): InventoryEntry {
+function entry(state: DedupState, epc = EPC_A): InventoryRow {
   const found = state.inventory.get(epc);
   if (!found) throw new Error(`no inventory entry for ${epc}`);
   return found;
@@ -40,7 +41,7 @@ describe('applyTagReads: dedup window', () => {
     const state = emptyState();
     const result = apply(state, read(0, { tid: 'E280', rssi: -55 }));
     expect(result.summary).toEqual({ reads: 1, uniqueEpcs: 1, duplicatesSuppressed: 0 });
-    expect(entry(state)).toEqual<InventoryEntry>({
+    expect(entry(state)).toEqual<InventoryRow>({
       epc: EPC_A,
       epcUri: 'urn:epc:id:sgtin:0614141.812345.6789',
       tid: 'E280',
