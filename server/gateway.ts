@@ -6,26 +6,16 @@ import { CredentialVerifier } from './auth/credentials';
 import { AuthDirectory } from './auth/directory';
 import { Lockout } from './auth/lockout';
 import type { GatewayHandlers } from './contract/operations';
-import { randomUUID } from 'node:crypto';
 import { dirname } from 'node:path';
 import { createDb, type Db, type DbConfig } from './db';
-import { startPgChangeFeed, type ChangeFeed } from './db/change-feed';
 import { createApp } from './http/app';
 import { HostAllowList, namesOfUrls } from './http/middleware/host-allow-list';
 import { createLogger, type Logger } from './logger';
-import { CountingPipeline } from './metrics/counting-pipeline';
 import { GatewayMetrics } from './metrics/gateway-metrics';
-import { IngestCounters } from './metrics/ingest-counters';
-import { eventsRepo } from './repositories/events.repo';
 import { dataPlane } from './ingest/data-plane';
-import { GroupCommit, sumStats } from './ingest/group-commit';
-import { Idempotency } from './ingest/idempotency';
-import { LiveRoutes } from './ingest/route-table';
-import { createWriter } from './db/writer';
-import { IngestLoad } from './ingest/ingest-load';
-import { QueueDepth } from './ingest/queue-depth';
-import { Worker } from './ingest/worker';
-import { Housekeeping } from './ingest/housekeeping';
+import type { Housekeeping } from './ingest/housekeeping';
+import type { GroupCommit } from './ingest/group-commit';
+import { assembleDataPlane } from './assemble-data-plane';
 import { createAccessTokensService } from './services/access-tokens.service';
 import { createAuditService } from './services/audit.service';
 import { createBackupService } from './services/backup';
@@ -41,9 +31,6 @@ import { createStatusService } from './services/status.service';
 import { createSettingsService } from './services/settings.service';
 import { createUsersService } from './services/users.service';
 import { healthAnswer } from './ingest/write-health';
-import { DeliveryEngine } from './delivery/delivery-engine';
-import { DeliveryLedger } from './delivery/ledger';
-import { Outbox } from './delivery/outbox';
 import { createDestinationsService } from './services/destinations.service';
 import { VERSION } from './version';
 
@@ -119,73 +106,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const sessions = createSessionsService({ db, settings, verifier, changes, now });
   const runtime: RuntimeInfo = { listenUrls: [], startedAt: now(), httpsRedirectPort: null };
 
-  // Data plane: live routes, group commit, the queue and its worker.
-  const routes = new LiveRoutes(db, changes);
-  const depth = new QueueDepth();
-  const load = new IngestLoad(depth, () => settings.current().maxQueueDepth);
-  const writer = createWriter(db);
-  const commit = new GroupCommit(writer, load.flush);
-  // SQLite has one writer, so every write shares one group commit. PostgreSQL runs transactions
-  // side by side: acknowledgements get a group commit of their own there, so a 202 never waits
-  // behind the worker's (or a sync request's) processing flush.
-  const acks = db.kind === 'postgres' ? new GroupCommit(writer, load.flush) : commit;
-  const lanes = acks === commit ? [commit] : [commit, acks];
-  const commitStats = () => sumStats(...lanes.map((lane) => lane.stats));
-  const ingestCounters = new IngestCounters();
-  const instanceId = randomUUID();
-  // Store and forward: processing writes delivery items into the outbox, the engine sends them.
-  const ledger = new DeliveryLedger(now);
-  const maxOutboxItems = () => settings.current().maxOutboxItems;
-  const outbox = new Outbox(db, changes, ledger, maxOutboxItems, now);
-  const delivery = new DeliveryEngine({
+  const plane = await assembleDataPlane({
     db,
-    store: (work) => commit.store(work),
+    database: options.database,
     changes,
-    ledger,
+    settings,
+    sessions,
     logger,
     now,
-    instanceId,
-    maxOutboxItems,
+    processQueue: options.processQueue !== false,
   });
-  const pipeline = new CountingPipeline(ingestCounters, { work: commit, acks }, load, () => settings.current(), now, {
-    outbox,
-    committed: (ids) => delivery.notify(ids),
-  });
-  const idempotency = new Idempotency(db, now);
-  const worker = new Worker({
-    owner: instanceId,
-    db,
-    pipeline,
-    depth,
-    load,
-    logger,
-    now,
-    lenientFor: (routeId) => {
-      const table = routes.get();
-      if (table instanceof Promise) return false;
-      for (const live of table.values()) if (live.route.id === routeId) return live.route.epcisLenient;
-      return false;
-    },
-  });
-  await worker.start(options.processQueue !== false);
-  await delivery.start(options.processQueue !== false);
-  // Several instances on one PostgreSQL database: share configuration changes and queue depth.
-  const feed: ChangeFeed | null =
-    options.database.kind === 'postgres'
-      ? startPgChangeFeed({
-          url: options.database.url,
-          knex: db.knex,
-          changes,
-          instanceId,
-          logger,
-          beforeReceive: async (resources) => {
-            if (resources.includes('settings')) await settings.reload();
-          },
-          onTick: async () => depth.reset(await eventsRepo.countQueued(db.knex)),
-        })
-      : null;
-  const housekeeping = new Housekeeping({ db, commit, settings, sessions, idempotency, logger, now });
-  housekeeping.start();
+  const { delivery } = plane;
 
   const handlers = {
     ...createEndpointsService(deps),
@@ -203,15 +134,15 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       db,
       now,
       runtime,
-      queueDepth: () => depth.current,
+      queueDepth: () => plane.depth.current,
       destinations: () => delivery.summaries(),
     }),
     ...createDestinationsService({ ...deps, delivery }),
   } satisfies GatewayHandlers;
   const metrics = new GatewayMetrics({
-    events: ingestCounters,
+    events: plane.counters,
     status: () => handlers.getStatus(),
-    commitStats,
+    commitStats: plane.commitStats,
     destinations: () => delivery.metrics(),
   });
 
@@ -229,29 +160,17 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       httpsRedirectPort: () => runtime.httpsRedirectPort,
       certificatePem: () => options.tls?.current()?.certificatePem ?? null,
     },
-    dataPlane: dataPlane({
-      db,
-      routes,
-      verifier,
-      lockout,
-      settings,
-      pipeline,
-      idempotency,
-      load,
-      worker,
-      logger,
-      now,
-    }),
+    dataPlane: dataPlane({ db, verifier, lockout, settings, logger, now, ...plane }),
     health: () =>
       healthAnswer({
-        lanes,
-        queue: { depth: () => depth.current, limit: () => load.queueBound() },
+        lanes: plane.lanes,
+        queue: { depth: () => plane.depth.current, limit: () => plane.load.queueBound() },
         dataDir: db.kind === 'sqlite' && options.database.kind === 'sqlite' ? dirname(options.database.filename) : null,
         probe: () => db.knex.raw('select 1'),
         fullOutboxes: () => delivery.fullOutboxes(),
         version: VERSION,
         databaseKind: db.kind,
-        commitStats,
+        commitStats: plane.commitStats,
       }),
   });
 
@@ -263,16 +182,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     deps,
     runtime,
     firstAdmin,
-    commit,
-    housekeeping,
+    commit: plane.commit,
+    housekeeping: plane.housekeeping,
     async close() {
-      // The worker finishes its batch; what is still queued stays durable for the next start.
-      await housekeeping.stop();
-      await feed?.stop();
-      await worker.stop();
-      await delivery.stop();
-      await Promise.all(lanes.map((lane) => lane.drain()));
-      await Promise.all([directory.settle(), routes.settle(), outbox.settle()]);
+      await plane.close();
+      await directory.settle();
       await db.close();
     },
   };

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { SessionsService } from './auth/sessions.service';
+import type { Db, DbConfig } from './db';
+import { startPgChangeFeed, type ChangeFeed } from './db/change-feed';
+import type { ConfigChanges } from './db/config-changes';
+import { createWriter } from './db/writer';
+import { DeliveryEngine } from './delivery/delivery-engine';
+import { DeliveryLedger } from './delivery/ledger';
+import { Outbox } from './delivery/outbox';
+import { GroupCommit, sumStats } from './ingest/group-commit';
+import { Housekeeping } from './ingest/housekeeping';
+import { Idempotency } from './ingest/idempotency';
+import { IngestLoad } from './ingest/ingest-load';
+import { QueueDepth } from './ingest/queue-depth';
+import { LiveRoutes } from './ingest/route-table';
+import { Worker } from './ingest/worker';
+import type { Logger } from './logger';
+import { CountingPipeline } from './metrics/counting-pipeline';
+import { IngestCounters } from './metrics/ingest-counters';
+import { eventsRepo } from './repositories/events.repo';
+import type { SettingsService } from './services/settings.service';
+
+/**
+ * The data plane's moving parts, assembled for `createGateway`: the live route table, the group
+ * commit lanes on the one writer, the load policy, the processing pipeline, the queue worker,
+ * store and forward (outbox and delivery engine), housekeeping, and on PostgreSQL the change
+ * feed that keeps several instances in step. `close` stops them in the order that loses nothing.
+ */
+export async function assembleDataPlane(base: {
+  db: Db;
+  database: DbConfig;
+  changes: ConfigChanges;
+  settings: SettingsService;
+  sessions: SessionsService;
+  logger: Logger;
+  now: () => number;
+  /** Run the worker and the delivery engine here (false: an ingest-only instance). */
+  processQueue: boolean;
+}) {
+  const { db, changes, settings, logger, now } = base;
+  const instanceId = randomUUID();
+  const routes = new LiveRoutes(db, changes);
+  const depth = new QueueDepth();
+  const load = new IngestLoad(depth, () => settings.current().maxQueueDepth);
+  const writer = createWriter(db);
+  const commit = new GroupCommit(writer, load.flush);
+  // SQLite has one writer, so every write shares one group commit. PostgreSQL runs transactions
+  // side by side: acknowledgements get a group commit of their own there, so a 202 never waits
+  // behind the worker's (or a sync request's) processing flush.
+  const acks = db.kind === 'postgres' ? new GroupCommit(writer, load.flush) : commit;
+  const lanes = acks === commit ? [commit] : [commit, acks];
+  const counters = new IngestCounters();
+
+  // Store and forward: processing writes delivery items into the outbox, the engine sends them.
+  const ledger = new DeliveryLedger(now);
+  const maxOutboxItems = () => settings.current().maxOutboxItems;
+  const outbox = new Outbox(db, changes, ledger, maxOutboxItems, now);
+  const store = <T>(work: Parameters<GroupCommit['store']>[0]) => commit.store(work) as Promise<T>;
+  const delivery = new DeliveryEngine({ db, store, changes, ledger, logger, now, instanceId, maxOutboxItems });
+  const handoff = { outbox, committed: (ids: ReadonlySet<number>) => delivery.notify(ids) };
+  const pipeline = new CountingPipeline(counters, { work: commit, acks }, load, () => settings.current(), now, handoff);
+
+  const idempotency = new Idempotency(db, now);
+  const worker = new Worker({
+    owner: instanceId,
+    db,
+    pipeline,
+    depth,
+    load,
+    logger,
+    now,
+    lenientFor: (routeId) => {
+      const table = routes.get();
+      if (table instanceof Promise) return false;
+      for (const live of table.values()) if (live.route.id === routeId) return live.route.epcisLenient;
+      return false;
+    },
+  });
+  await worker.start(base.processQueue);
+  await delivery.start(base.processQueue);
+  // Several instances on one PostgreSQL database: share configuration changes and queue depth.
+  const feed: ChangeFeed | null =
+    base.database.kind === 'postgres'
+      ? startPgChangeFeed({
+          url: base.database.url,
+          knex: db.knex,
+          changes,
+          instanceId,
+          logger,
+          beforeReceive: async (resources) => {
+            if (resources.includes('settings')) await settings.reload();
+          },
+          onTick: async () => depth.reset(await eventsRepo.countQueued(db.knex)),
+        })
+      : null;
+  const housekeeping = new Housekeeping({ db, commit, settings, sessions: base.sessions, idempotency, logger, now });
+  housekeeping.start();
+
+  return {
+    routes,
+    depth,
+    load,
+    commit,
+    lanes,
+    commitStats: () => sumStats(...lanes.map((lane) => lane.stats)),
+    counters,
+    pipeline,
+    idempotency,
+    worker,
+    delivery,
+    housekeeping,
+    async close(): Promise<void> {
+      // The worker finishes its batch; what is still queued stays durable for the next start.
+      await housekeeping.stop();
+      await feed?.stop();
+      await worker.stop();
+      await delivery.stop();
+      await Promise.all(lanes.map((lane) => lane.drain()));
+      await Promise.all([routes.settle(), outbox.settle()]);
+    },
+  };
+}
