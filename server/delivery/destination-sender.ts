@@ -32,7 +32,6 @@ export interface SenderDeps {
   now: () => number;
   /** This instance's name on leases; null on SQLite, whose one process is the only sender. */
   leaseOwner: string | null;
-  random?: () => number;
 }
 
 /** Waits `ms` or until `wake` is called. */
@@ -84,17 +83,14 @@ export class DestinationSender {
     this.http = new HttpDelivery(config);
   }
 
-  get destinationId(): number {
-    return this.config.id;
-  }
-
   start(): void {
     this.running = true;
     this.loop = this.run();
   }
 
-  /** The destination was edited: new settings from the next attempt on. */
+  /** The destination was edited: new settings from the next attempt on (an unchanged one keeps its connections). */
   reconfigure(config: DestinationRecord): void {
+    if (JSON.stringify(config) === JSON.stringify(this.config)) return;
     const old = this.http;
     this.config = config;
     this.http = new HttpDelivery(config);
@@ -127,7 +123,7 @@ export class DestinationSender {
       } catch (error) {
         // The database, not the receiver: try again, backing off, without counting an attempt.
         trouble += 1;
-        waitMs = backoffMs(trouble, this.deps.random);
+        waitMs = backoffMs(trouble);
         this.deps.logger.warn('delivery loop failed', {
           destination: this.config.name,
           error: error instanceof Error ? error.message : String(error),
@@ -229,7 +225,7 @@ export class DestinationSender {
       attempts: attempt,
       firstAttemptAt,
       lastAttemptAt: startedAt,
-      nextAttemptAt: at + (result.retryAfterMs ?? backoffMs(attempt, this.deps.random)),
+      nextAttemptAt: at + (result.retryAfterMs ?? backoffMs(attempt)),
       lastStatus: result.status,
       lastError: result.message,
     };

@@ -61,10 +61,8 @@ export interface DeliveryHandoff {
   committed(destinationIds: ReadonlySet<number>): void;
 }
 
-/** The event as stored, as one delivery item: its normalized data, else the payload as received. */
-const storedDocument = (outcome: StoreOutcome, raw: string): DeliveryUnit[] => [
-  { data: outcome.data ?? (raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw) },
-];
+/** The event as stored, as one delivery item: its normalized data, else the payload as received (it parsed as JSON). */
+const storedDocument = (outcome: StoreOutcome, raw: string): DeliveryUnit[] => [{ data: outcome.data ?? raw }];
 
 /** What processing one payload came to; the same for the sync path and the async worker. */
 type Processed =

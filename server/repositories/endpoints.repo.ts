@@ -1,5 +1,6 @@
 import type { AuthType, EventType, RequestType } from '../contract/dto';
 import { bool, nameKey, num, type Queryable } from './db-types';
+import { destinationsRepo } from './destinations.repo';
 
 export interface RouteRecord {
   id: number;
@@ -219,15 +220,15 @@ export const endpointsRepo = {
         routeId = route.id;
         await db('routes').where({ id: routeId }).update(row);
         await db('route_roles').where({ route_id: routeId }).delete();
+        await db('route_destinations').where({ route_id: routeId }).delete();
       }
       if (route.roleIds.length > 0) {
         await db('route_roles').insert(route.roleIds.map((roleId) => ({ route_id: routeId, role_id: roleId })));
       }
-      if (route.id !== undefined) await db('route_destinations').where({ route_id: routeId }).delete();
-      if (route.destinationIds.length > 0)
-        await db('route_destinations').insert(
-          route.destinationIds.map((destinationId) => ({ route_id: routeId, destination_id: destinationId })),
-        );
+      await destinationsRepo.linkRoutes(
+        db,
+        route.destinationIds.map((destinationId) => ({ routeId, destinationId })),
+      );
     }
   },
 

@@ -89,18 +89,21 @@ export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
     // events then read in the order they were sent, after the newer submissions.
     const children = [...input.events]
       .reverse()
-      .map((epcisEvent) => ({ id: newEventId(event.receivedAt), stored: toStoredEvent(epcisEvent, input.context) }))
+      .map((epcisEvent) => {
+        const stored = toStoredEvent(epcisEvent, input.context);
+        return { id: newEventId(event.receivedAt), stored, json: JSON.stringify(stored) };
+      })
       .reverse();
     eventWrites.insertMany(
       tx,
-      children.map((child) => childRow(event, child.id, JSON.stringify(child.stored))),
+      children.map((child) => childRow(event, child.id, child.json)),
     );
     for (const child of children) indexFacets(tx, child.id, event.endpointId, [child.stored]);
     return Promise.resolve({
       result: { eventCount: children.length, eventIds: children.map((child) => child.id) },
       data: null,
       // Each EPCIS event as stored, under its own stored event's id (SPEC §11).
-      deliveries: () => children.map((child) => ({ eventId: child.id, data: JSON.stringify(child.stored) })),
+      deliveries: () => children.map((child) => ({ eventId: child.id, data: child.json })),
     });
   },
   isCursor: isEventIdCursor,
