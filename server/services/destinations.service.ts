@@ -14,6 +14,7 @@ import { destinationsRepo, type DestinationRecord, type DestinationWrite } from 
 import { outboxRepo, type DeliveryBatch } from '../repositories/outbox.repo';
 import { iso } from '../time';
 import { InputReader, readId } from '../validation';
+import { readListQuery } from './paging';
 import type { ServiceDeps } from './service-deps';
 
 /** SPEC §11's ranges and defaults. */
@@ -261,23 +262,15 @@ function readSelection(input: unknown): number[] | undefined {
   return raw as number[];
 }
 
+/** The dead-letter list's paging, read as every paged list reads it; its cursor is a dead letter's id. */
 function readPage(input: unknown): { limit: number; beforeId?: number } {
-  const query = (input ?? {}) as { limit?: string; cursor?: string };
-  const errors = [];
-  let limit = 100;
-  if (query.limit !== undefined) {
-    const text = String(query.limit);
-    limit = /^\d{1,4}$/.test(text) ? Number(text) : NaN;
-    if (!(limit >= 1 && limit <= 1000)) errors.push({ path: '/limit', message: 'limit must be from 1 to 1000' });
-  }
-  let beforeId: number | undefined;
-  if (query.cursor !== undefined) {
-    const text = String(query.cursor);
-    beforeId = /^[1-9]\d{0,9}$/.test(text) ? Number(text) : undefined;
-    if (beforeId === undefined) errors.push({ path: '/cursor', message: 'cursor is not one this list handed out' });
-  }
+  const { limit, cursor, errors } = readListQuery(input, {
+    // `id` is the destination's, from the path.
+    filters: ['id'],
+    isCursor: (text) => /^[1-9]\d{0,9}$/.test(text),
+  });
   if (errors.length > 0) throw validationFailed(errors);
-  return { limit, beforeId };
+  return cursor === undefined ? { limit } : { limit, beforeId: Number(cursor) };
 }
 
 export function createDestinationsService(deps: ServiceDeps & { delivery: DeliveryControl }) {
