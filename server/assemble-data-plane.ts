@@ -13,18 +13,20 @@ import { Idempotency } from './ingest/idempotency';
 import { IngestLoad } from './ingest/ingest-load';
 import { QueueDepth } from './ingest/queue-depth';
 import { LiveRoutes } from './ingest/route-table';
+import { EventProcessing } from './ingest/event-processing';
+import { QueuedPath } from './ingest/queued-path';
+import { SyncPath } from './ingest/sync-path';
 import { Worker } from './ingest/worker';
 import type { Logger } from './logger';
-import { CountingPipeline } from './metrics/counting-pipeline';
 import { IngestCounters } from './metrics/ingest-counters';
 import { eventsRepo } from './repositories/events.repo';
 import type { SettingsService } from './services/settings.service';
 
 /**
  * The data plane's moving parts, assembled for `createGateway`: the live route table, the group
- * commit lanes on the one writer, the load policy, the processing pipeline, the queue worker,
- * store and forward (outbox and delivery engine), housekeeping, and on PostgreSQL the change
- * feed that keeps several instances in step. `close` stops them in the order that loses nothing.
+ * commit lanes on the one writer, the load policy, the sync and queued processing paths, the
+ * queue worker, store and forward (outbox and delivery engine), housekeeping, and on PostgreSQL
+ * the change feed that keeps several instances in step. `close` stops them in the order that loses nothing.
  */
 export async function assembleDataPlane(base: {
   db: Db;
@@ -58,13 +60,20 @@ export async function assembleDataPlane(base: {
   const store = <T>(work: Parameters<GroupCommit['store']>[0]) => commit.store(work) as Promise<T>;
   const delivery = new DeliveryEngine({ db, store, changes, ledger, logger, now, instanceId, maxOutboxItems });
   const handoff = { outbox, committed: (ids: ReadonlySet<number>) => delivery.notify(ids) };
-  const pipeline = new CountingPipeline(counters, { work: commit, acks }, load, () => settings.current(), now, handoff);
+  const processing = new EventProcessing({
+    settings: () => settings.current(),
+    now,
+    delivery: handoff,
+    tally: counters,
+  });
+  const sync = new SyncPath(processing, { work: commit, acks }, load);
+  const queued = new QueuedPath(processing, { work: commit, acks }, load);
 
   const idempotency = new Idempotency(db, now);
   const worker = new Worker({
     owner: instanceId,
     db,
-    pipeline,
+    queued,
     depth,
     load,
     logger,
@@ -104,7 +113,8 @@ export async function assembleDataPlane(base: {
     lanes,
     commitStats: () => sumStats(...lanes.map((lane) => lane.stats)),
     counters,
-    pipeline,
+    sync,
+    queued,
     idempotency,
     worker,
     delivery,

@@ -19,11 +19,12 @@ import { receiptPath, type Answer } from './answers';
 import { authorizeRoute } from './authorize';
 import type { Idempotency, IdempotencyScope } from './idempotency';
 import { readIdempotencyKey } from './idempotency';
-import type { Pipeline } from './pipeline';
 import { closeIfBodyPending, isJsonContentType, readBody } from './request-body';
 import { routeKey, type LiveRoute, type LiveRoutes } from './route-table';
 import { readSnapshotQuery } from './snapshot-query';
 import type { IngestLoad } from './ingest-load';
+import type { QueuedPath } from './queued-path';
+import type { SyncPath } from './sync-path';
 import type { Worker } from './worker';
 
 export interface DataPlaneDeps {
@@ -32,7 +33,8 @@ export interface DataPlaneDeps {
   verifier: CredentialVerifier;
   lockout: Lockout;
   settings: SettingsService;
-  pipeline: Pipeline;
+  sync: SyncPath;
+  queued: QueuedPath;
   idempotency: Idempotency;
   /** The load policy: whether the queue takes one more event right now. */
   load: IngestLoad;
@@ -189,9 +191,7 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
       idempotency: scope ? (answer: Answer) => deps.idempotency.record(scope, answer) : undefined,
     };
     if (!live.route.async)
-      return deps.pipeline
-        .processNow(submission)
-        .catch((error: unknown) => Promise.reject(unavailable(error, deps.logger)));
+      return deps.sync.process(submission).catch((error: unknown) => Promise.reject(unavailable(error, deps.logger)));
     const admission = deps.load.admitQueued();
     if (!admission.admitted) {
       throw new AppError('overloaded', 'The queue is full; retry later', {
@@ -204,7 +204,7 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
       location: receiptPath(live.endpoint.baseRoutePath, live.route.name, meta.id),
     };
     try {
-      await deps.pipeline.enqueue(submission, answer);
+      await deps.queued.enqueue(submission, answer);
     } catch (error) {
       deps.load.released();
       throw unavailable(error, deps.logger);

@@ -3,7 +3,7 @@ import { isDatabaseUnavailable, isStorageError } from '../db/unavailable';
 import type { Logger } from '../logger';
 import { eventWrites, eventsRepo, type EventRow } from '../repositories/events.repo';
 import type { IngestLoad } from './ingest-load';
-import { LeaseLost, type Pipeline } from './pipeline';
+import { LeaseLost, type QueuedPath } from './queued-path';
 import type { QueueDepth } from './queue-depth';
 import { storedOutcome } from './stored-outcome';
 
@@ -48,7 +48,8 @@ export class Worker {
   constructor(
     private readonly deps: {
       db: Db;
-      pipeline: Pipeline;
+      /** Processes each claimed event. */
+      queued: QueuedPath;
       depth: QueueDepth;
       /** The load policy: batch size, and the processing rate it measures from each batch. */
       load: IngestLoad;
@@ -129,7 +130,7 @@ export class Worker {
 
   private async processOne(row: EventRow): Promise<void> {
     try {
-      await this.deps.pipeline.processQueued(row, this.deps.lenientFor(row.route_id), this.deps.owner);
+      await this.deps.queued.process(row, this.deps.lenientFor(row.route_id), this.deps.owner);
       this.deps.load.released();
     } catch (error) {
       if (error instanceof LeaseLost) return;

@@ -6,7 +6,7 @@ import type { IngestCounters } from './ingest-counters';
 import { ResponseCounters } from './response-counters';
 
 export interface MetricSources {
-  /** What the data plane stored (fed by `CountingPipeline`). */
+  /** What the data plane stored (told by the sync and queued paths after each commit). */
   events: IngestCounters;
   /** The admin API's `/status`: the one database read a scrape makes, the same one `/status` makes. */
   status: () => Promise<Status>;

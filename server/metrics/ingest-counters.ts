@@ -1,17 +1,15 @@
 import { EVENT_TYPES, type EventType } from '../contract/dto';
+import type { IngestMode, IngestTally } from '../ingest/event-processing';
 import { Counter } from './counter';
-
-/** How a submission was taken: answered after processing (200/422) or queued (202). */
-export type IngestMode = 'sync' | 'async';
 
 const MODES: readonly IngestMode[] = ['sync', 'async'];
 
 /**
  * What this instance's data plane has taken in and what became of it, per event type. Fed by
- * `CountingPipeline`, so it counts exactly the events the pipeline stored: idempotent replays
+ * the sync and queued paths after each commit, so it counts exactly the events they stored: idempotent replays
  * and requests refused before storing (401, 413, 503 …) are not events.
  */
-export class IngestCounters {
+export class IngestCounters implements IngestTally {
   /** Events stored on arrival: sync ones processed or rejected, async ones queued. */
   readonly received = new Counter<'event_type' | 'mode'>(['event_type', 'mode']);
   readonly processed = new Counter<'event_type' | 'mode'>(['event_type', 'mode']);

@@ -1,0 +1,144 @@
+import type { FieldError } from '../contract/errors';
+import type { WriteBatch } from '../db/write-batch';
+import type { EventMeta, ProcessContext } from '../events/processor';
+import { PROCESSORS } from '../events/registry';
+import { storeEvents } from '../events/store-events';
+import type { Validation } from '../events/types';
+import { eventWrites, type EventOutcome, type EventRow } from '../repositories/events.repo';
+import type { Answer } from './answers';
+import { CommitBatcher, type ItemOutcome } from './batcher';
+import { ackRows, eventRow, type EventProcessing, type Submission } from './event-processing';
+import type { GroupCommit } from './group-commit';
+import type { IngestLoad } from './ingest-load';
+import { storedOutcome } from './stored-outcome';
+
+/** Another worker took the event over (our lease ran out); it is theirs to finish. */
+export class LeaseLost extends Error {
+  constructor(id: string) {
+    super(`lease on event ${id} was lost`);
+    this.name = 'LeaseLost';
+  }
+}
+
+/** What processing a queued event came to. */
+export type Processed =
+  | { kind: 'processed'; result: Record<string, unknown>; data: string | null; warnings: FieldError[] }
+  | { kind: 'rejected'; errors: FieldError[] };
+
+/** A claimed queued event, validated (or not) outside the transaction. */
+interface Claimed {
+  row: EventRow;
+  meta: EventMeta;
+  owner: string;
+  context: ProcessContext | null;
+  validation: Validation<unknown>;
+}
+
+/** The event's origin as the row keeps it. */
+const metaOf = (row: EventRow): EventMeta => ({
+  id: row.id,
+  routeId: row.route_id ?? 0,
+  routeName: row.route_name,
+  endpointId: row.endpoint_id,
+  endpointName: row.endpoint_name,
+  eventType: row.event_type,
+  receivedAt: row.received_at,
+  principal: row.principal,
+  sourceIp: row.source_ip,
+  requestId: row.request_id,
+});
+
+/**
+ * An async POST in its two halves (SPEC §4): intake writes the raw event durably before the 202
+ * (`enqueue`), and the worker later processes it (`process`): validate, then store its side
+ * effects and its final state in a group transaction, only while it still holds the event's lease.
+ * An event has exactly one stored result, whichever crash or retry got it there.
+ */
+export class QueuedPath {
+  /** The worker submits one claimed batch at a time, so a flush takes it whole. */
+  private readonly stores: CommitBatcher<Claimed, Processed, WriteBatch>;
+
+  /** `commits.acks` takes the acknowledgements, `commits.work` the processing (on SQLite the same group commit). */
+  constructor(
+    private readonly processing: EventProcessing,
+    private readonly commits: { work: GroupCommit; acks: GroupCommit },
+    load: IngestLoad,
+  ) {
+    this.stores = new CommitBatcher((work) => commits.work.store(work), {
+      many: (writes, items) => this.store(writes, items),
+      maxPerFlush: load.workerBatch,
+    });
+  }
+
+  /** Intake: the raw event, queued, committed with its idempotency key before the 202 is given. */
+  async enqueue(submission: Submission, answer: Answer): Promise<void> {
+    const row = eventRow(submission.meta, submission.raw, storedOutcome.queued());
+    await this.commits.acks.acknowledge(ackRows(row, submission.idempotency?.(answer)));
+    this.processing.tally.receivedOne(submission.meta.eventType, 'async');
+  }
+
+  /**
+   * The worker's step for one claimed event: its final state (processed or rejected) is stored
+   * only while this worker still holds the event's lease; otherwise nothing is written.
+   */
+  async process(row: EventRow, epcisLenient: boolean, owner: string): Promise<Processed> {
+    const meta = metaOf(row);
+    const parsed = PROCESSORS[meta.eventType].parseBody(row.payload);
+    const { context, validation } = parsed.ok
+      ? this.processing.validate(meta, parsed.json, epcisLenient)
+      : { context: null, validation: { ok: false as const, errors: [{ path: '', message: parsed.message }] } };
+    let processed: Processed;
+    try {
+      processed = await this.stores.submit({ row, meta, owner, context, validation });
+    } catch (error) {
+      // A lost lease is another worker's event now, not a failure; it counts where it ends.
+      if (!(error instanceof LeaseLost)) this.processing.tally.processingFailed(meta.eventType);
+      throw error;
+    }
+    if (processed.kind === 'processed') this.processing.wakeSenders(meta.routeId);
+    this.processing.tally.settledOne(meta.eventType, 'async', processed.kind);
+    return processed;
+  }
+
+  /**
+   * Claimed events of one flush: only those whose lease this worker still holds are written (a
+   * lost lease refuses that event alone); their side effects in bulk, then each one's outcome and
+   * the outbox items of the processed ones.
+   */
+  private async store(writes: WriteBatch, items: Claimed[]): Promise<ItemOutcome<Processed>[]> {
+    const held = new Set<string>();
+    for (const owner of new Set(items.map((item) => item.owner))) {
+      const ids = items.filter((item) => item.owner === owner).map((item) => item.row.id);
+      for (const id of await eventWrites.confirmLeases(writes, ids, owner)) held.add(id);
+    }
+    const valid = items.flatMap((item) =>
+      held.has(item.row.id) && item.validation.ok && item.context
+        ? [{ item, prepared: item.validation.value, warnings: item.validation.warnings, context: item.context }]
+        : [],
+    );
+    const stored = await storeEvents(
+      writes,
+      valid.map((v) => ({ prepared: v.prepared, event: v.item.meta, context: v.context })),
+    );
+    const storedBy = new Map(valid.map((v, k) => [v.item, { outcome: stored[k], warnings: v.warnings }]));
+    const outcomesToWrite: { id: string; outcome: EventOutcome }[] = [];
+    const processedAt = this.processing.now();
+    const outcomes = items.map((item): ItemOutcome<Processed> => {
+      if (!held.has(item.row.id)) return { ok: false, error: new LeaseLost(item.row.id) };
+      const done = storedBy.get(item);
+      if (!done) {
+        const errors = item.validation.ok ? [] : item.validation.errors;
+        const counted = item.validation.ok ? 0 : item.validation.errorCount;
+        outcomesToWrite.push({ id: item.row.id, outcome: storedOutcome.rejected(processedAt, errors, counted) });
+        return { ok: true, value: { kind: 'rejected', errors } };
+      }
+      const { outcome, warnings } = done;
+      outcomesToWrite.push({ id: item.row.id, outcome: storedOutcome.processed(processedAt, outcome, warnings) });
+      return { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };
+    });
+    eventWrites.setOutcomes(writes, outcomesToWrite, processedAt);
+    const processed = valid.map((v, k) => ({ meta: v.item.meta, raw: v.item.row.payload, outcome: stored[k] }));
+    await this.processing.addDeliveries(writes, processed, processedAt);
+    return outcomes;
+  }
+}
