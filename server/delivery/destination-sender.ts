@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Alarm } from '../alarm';
 import type { Db } from '../db';
 import type { WriteBatch } from '../db/write-batch';
 import type { Logger } from '../logger';
@@ -32,33 +33,6 @@ export interface SenderDeps {
   now: () => number;
   /** This instance's name on leases; null on SQLite, whose one process is the only sender. */
   leaseOwner: string | null;
-}
-
-/** Waits `ms` or until `wake` is called. */
-class Alarm {
-  private ring: (() => void) | null = null;
-  private rung = false;
-
-  wait(ms: number): Promise<void> {
-    if (this.rung) {
-      this.rung = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.ring = null;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.ring = done;
-    });
-  }
-
-  wake(): void {
-    if (this.ring) this.ring();
-    else this.rung = true;
-  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { Alarm } from '../alarm';
 import type { Db } from '../db';
 import { isDatabaseUnavailable, isStorageError } from '../db/unavailable';
 import type { Logger } from '../logger';
@@ -15,19 +16,6 @@ export const LEASE_MS = 15_000;
 /** 1 s, 2 s, 4 s … capped at a minute: transient storage trouble gets time to clear. */
 export const retryDelayMs = (attempt: number): number => Math.min(60_000, 1000 * 2 ** Math.max(0, attempt - 1));
 
-/** Waits `ms`; `expose` is handed the function that ends the wait early, and null once it is over. */
-function waitFor(ms: number, expose: (end: (() => void) | null) => void): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const end = () => {
-      clearTimeout(timer);
-      expose(null);
-      resolve();
-    };
-    const timer = setTimeout(end, ms);
-    expose(end);
-  });
-}
-
 /**
  * Processes queued events in the background: at-least-once (a crash before the commit leaves the
  * event queued and it is processed again at the next start), each event ending in exactly one
@@ -36,14 +24,14 @@ function waitFor(ms: number, expose: (end: (() => void) | null) => void): Promis
 export class Worker {
   private running = false;
   private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-  private nudged = false;
+  /** New work arrived: ends the idle wait, or is kept for it while a pass runs. */
+  private readonly arrivals = new Alarm();
   /** Events of the current batch that met an unavailable database (left queued, not retried one by one). */
   private unavailableIn = 0;
   /** Batches in a row that met an unavailable database: the worker's backoff. */
   private outage = 0;
   /** Ends a `pause` early: only `stop` does, new work does not. */
-  private endPause: (() => void) | null = null;
+  private readonly stopping = new Alarm();
 
   constructor(
     private readonly deps: {
@@ -72,14 +60,13 @@ export class Worker {
 
   /** New work arrived: skip the idle wait. */
   notify(): void {
-    this.nudged = true;
-    this.wake?.();
+    this.arrivals.wake();
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    this.wake?.();
-    this.endPause?.();
+    this.arrivals.wake();
+    this.stopping.wake();
     await this.loop;
   }
 
@@ -90,7 +77,8 @@ export class Worker {
       const limit = this.deps.load.workerBatch;
       const startedAt = performance.now();
       try {
-        this.nudged = false;
+        // What arrived until now this claim sees: only later arrivals end the idle wait.
+        this.arrivals.clear();
         rows = await this.claim(limit);
         // All of the batch goes to the group commit at once, so it shares transactions.
         this.unavailableIn = 0;
@@ -108,7 +96,7 @@ export class Worker {
       }
       this.outage = 0;
       if (rows.length < limit && this.running) {
-        if (!this.nudged) await this.idle();
+        await this.idle();
         // The queue ran dry: let the next batch gather rather than take each event as it lands.
         await this.pause(this.deps.load.workerGatherMs);
       }
@@ -159,12 +147,12 @@ export class Worker {
 
   private async pause(ms: number): Promise<void> {
     if (!this.running || ms <= 0) return;
-    await waitFor(ms, (end) => (this.endPause = end));
+    await this.stopping.wait(ms);
   }
 
   private async idle(): Promise<void> {
     const next = await eventWrites.earliestRetry(this.deps.db.knex).catch(() => null);
     const wait = next === null ? IDLE_POLL_MS : Math.max(10, Math.min(IDLE_POLL_MS, next - this.deps.now()));
-    await waitFor(wait, (end) => (this.wake = end));
+    await this.arrivals.wait(wait);
   }
 }
