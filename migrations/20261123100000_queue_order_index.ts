@@ -2,10 +2,11 @@ import type { Knex } from 'knex';
 
 /**
  * The worker claims the oldest due events (`ORDER BY id LIMIT n`). With only the
- * (status, next_attempt_at) index, every claim read and sorted the whole backlog: measured 19 ms
- * per claim with 30 000 events queued after a burst, on the single connection every 202 also
- * waits for. A partial index of the queued ids in id order lets the claim stop after n rows, and
- * it stays small because events leave it once final. It replaces the old index, which SQLite's
+ * (status, next_attempt_at) index, every claim read and sorted the whole backlog, so a claim
+ * after a burst took longer the more was queued, on the single connection every 202 also waits
+ * for (figures: docs/decisions.md, "Figures behind the code"). A partial index of the queued ids
+ * in id order lets the claim stop after n rows, and it stays small because events leave it once
+ * final. It replaces the old index, which SQLite's
  * planner would otherwise keep choosing; counting the queue and finding the next retry read the
  * (small) partial index just as well. Same statements on SQLite and PostgreSQL.
  */

@@ -122,9 +122,10 @@ export class CredentialVerifier {
       return { ok: true, principal: user };
     }
     // Concurrent misses for one header (a reader's parallel connections, at its first request or
-    // when the entry expires) share one bcrypt run instead of each paying ~100 ms of CPU: measured,
-    // a herd of them stalled every request behind it. Keyed by the stored hash too, so after a
-    // password change nobody rides on a check against the old one. Only the run's starter takes a
+    // when the entry expires) share one bcrypt run instead of each paying a full bcrypt's CPU: a
+    // herd of them stalled every request behind it (figures: docs/decisions.md, "Figures behind
+    // the code"). Keyed by the stored hash too, so after a password change nobody rides on a
+    // check against the old one. Only the run's starter takes a
     // lockout slot: the others verify nothing themselves (a failure still counts for each).
     const flightKey = `${cacheKey}:${user?.passwordHash ?? 'unknown'}`;
     let check = this.basicInFlight.get(flightKey);
@@ -200,7 +201,8 @@ export class CredentialVerifier {
   /**
    * The instant a token dated `expiryDate` expires in `timeZone`. Still derived at every check
    * from the date and the *current* zone, but remembered per (date, zone) pair: the Intl
-   * calendar arithmetic costs ~18 µs, a large share of a request on the data plane.
+   * calendar arithmetic is a large share of a request on the data plane (figures:
+   * docs/decisions.md, "Figures behind the code").
    */
   private expiryOf(expiryDate: string, timeZone: string): number {
     const key = `${expiryDate} ${timeZone}`;

@@ -49,8 +49,9 @@ const SQLITE_PRAGMAS = [
 
 /**
  * Two: the main thread and one read's SQLite thread overlap either way; a second read connection
- * lets the next page be read while the main thread still writes out the last one. Measured on
- * GET inventory (`npm run bench`): one connection (the writer's) ~950 req/s, two of their own ~1 550.
+ * lets the next page be read while the main thread still writes out the last one: GET inventory
+ * answers clearly more requests per second with two read connections of their own than on the
+ * writer's (figures: docs/decisions.md, "Figures behind the code").
  */
 const SQLITE_READ_CONNECTIONS = 2;
 

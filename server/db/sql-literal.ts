@@ -56,7 +56,8 @@ export const quoteIdentifier = (name: string): string => `"${name.replaceAll('"'
  * `INSERT INTO <table> (<columns>) VALUES (…),(…) [ON CONFLICT …]` (no trailing semicolon); a
  * column a row does not have is NULL. `merge` sets every inserted column from the new row but
  * the conflict columns: those are equal already, and setting them would make SQLite rewrite the
- * unique index entry of every merged row (measured: a 50-row inventory upsert 2.35 → 1.68 ms).
+ * unique index entry of every merged row, a measurable cost per upsert (figures:
+ * docs/decisions.md, "Sync processing on SQLite runs as a script transaction").
  */
 export function valuesInsert<Row extends { [K in keyof Row]: SqlValue }>(
   literal: Literal,

@@ -14,8 +14,8 @@ export interface JsonRowsShape<Column extends string> {
  * Wraps a SELECT of plain columns (`inner`) so SQLite hands its rows over as one JSON text
  * (`json_group_array(json_array(…))`) built on its own thread: the statement returns one row,
  * `{ rows }`, for `parseJsonRows`. node-sqlite3 otherwise turns every row into a JS object on the
- * main thread, property by property, while `JSON.parse` of the same rows is a fraction of that:
- * UHFTagRead's per-flush state read (50 EPCs + 50 dedup keys) 0.85–0.95 → 0.37 ms of main thread.
+ * main thread, property by property, while `JSON.parse` of the same rows is a fraction of that
+ * (UHFTagRead's per-flush state read; figures: docs/decisions.md, "Figures behind the code").
  * The rows come in no particular order. Same bindings as `inner`.
  */
 export function jsonRowsSql<Column extends string>(inner: string, shape: JsonRowsShape<Column>): string {

@@ -7,7 +7,10 @@ interface Kept<T> {
 
 /** Answers kept per connection; a handful of distinct queries (pages a dashboard polls) is the use. */
 const MAX_KEPT = 32;
-/** A page of 1 000 inventory items is ~250 KB of text: larger answers are not kept. */
+/**
+ * Room for the largest inventory page (1 000 items) with margin (its size: docs/decisions.md,
+ * "Figures behind the code"): larger answers are not kept.
+ */
 const MAX_KEPT_CHARS = 1 << 20;
 
 /**
@@ -21,9 +24,10 @@ const MAX_KEPT_CHARS = 1 << 20;
  * SQLite evaluates a CASE branch only when it is taken, so an unchanged database costs the
  * version lookup alone, and a changed one returns the new answer with the version it was read at
  * (the same snapshot: never a newer version on older data). Why: a snapshot page polled by many
- * clients between two commits is otherwise written again for every one of them (GET inventory:
- * ~1 ms of CPU per 100-item page). Under steady ingestion every commit changes the version and
- * each poll reads afresh, exactly as without this.
+ * clients between two commits is otherwise written again for every one of them, at a CPU cost
+ * per page that adds up (figures: docs/decisions.md, "Figures behind the code"). Under steady
+ * ingestion every commit changes the version and each poll reads afresh, exactly as without
+ * this.
  *
  * `decode` turns the scalar's text into the answer; it runs once per new answer, not per hit, and
  * the answer it returns is shared by every hit, so it must not be mutated. Whatever else it

@@ -35,7 +35,8 @@ export class ConcurrentWrite extends Error {
  * with the COMMIT; the BEGIN IMMEDIATE rides in the first script. A flush that only writes is one
  * trip; UHFTagRead's (one prepared read, then writes) is two, where a Knex transaction took seven
  * (BEGIN and COMMIT are each a prepare and a step too) and under load every trip waits for a turn
- * of the main thread (measured: a BEGIN that takes 0.03 ms idle took 2.2 ms).
+ * of the main thread, so even a BEGIN costs many times what it costs idle (figures:
+ * docs/decisions.md, "Sync processing on SQLite runs as a script transaction").
  *
  * Reads before the first write run before the BEGIN, so the script that writes must prove nothing
  * changed in between: it starts with a guard that fails (CHECK constraint) unless the

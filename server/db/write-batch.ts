@@ -18,9 +18,10 @@ export type { OnConflict, RowInsert, Write, WriteQuery, WriteRow } from './write
  * then step), and under load each trip's callback waits behind the HTTP work on the main thread.
  * A sync UHFTagRead flush wrote with three or four statements; sent as one script it is one trip. Row inserts are
  * rendered straight to `INSERT … VALUES` with literals (`sqliteLiteral`, which cannot carry SQL
- * of their own): measured on a 45-event flush, Knex's multi-row form cost 0.8 ms of main-thread
- * time to build and inline and 2.2 ms in all against 0.9 ms for the VALUES script. PostgreSQL
- * takes the same kind of script (its own literals), in one round trip.
+ * of their own): Knex's multi-row form spent almost as much main-thread time building and
+ * inlining as the whole VALUES script took, and far more in all (figures: docs/decisions.md,
+ * "Figures behind the code"). PostgreSQL takes the same kind of script (its own literals), in
+ * one round trip.
  *
  * A batch works on a Knex transaction (`new WriteBatch(trx)`), or on SQLite on a script
  * transaction (`WriteBatch.onScript`), where `send()` only queues the writes: the transaction

@@ -12,7 +12,8 @@ export interface CappedIssues {
 
 /**
  * Caps a submission's errors or warnings, so no body can make the gateway answer or store more
- * than a small multiple of itself (1 MB of `{}{}…` once made 500,000 errors, 146 MB answered).
+ * than a small multiple of itself (a body of `{}{}…` once made an answer far larger than itself;
+ * figures: docs/decisions.md, "Figures behind the code").
  */
 export function capIssues(list: FieldError[], counted = 0): CappedIssues {
   // A validator that stopped listing early (EPCIS) tells its total.

@@ -14,8 +14,9 @@ export function isJsonContentType(header: string | undefined): boolean {
  * before reading a byte; a chunked body is cut off the moment it crosses the limit. Either way
  * the connection is closed after the answer rather than drained.
  *
- * Plain 'data'/'end' listeners rather than `for await`: the stream's async iterator cost ~3% of
- * the main thread per request under load (measured with `BENCH_PROFILE=1 npm run bench`).
+ * Plain 'data'/'end' listeners rather than `for await`: the stream's async iterator costs
+ * measurably more main-thread time per request than plain listeners (figures:
+ * docs/decisions.md, "Figures behind the code").
  */
 /** A body over `limit`, refused unread (or cut off): the connection closes rather than drains. */
 export function payloadTooLarge(ctx: Context, limit: number): AppError {

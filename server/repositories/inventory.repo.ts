@@ -85,7 +85,8 @@ export interface InventoryFilter {
 function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
   // An EPC URI names one tag (or a few: the URI leaves out the filter value). Without statistics
   // SQLite prefers the page index, which gives the order for free, and scans the endpoint's whole
-  // inventory for the URI (263 ms p99 at 500 000 EPCs); the URI's own index finds the rows at once.
+  // inventory for the URI, slower the larger it grows (figures: docs/decisions.md, "An EPC URI
+  // filter names its index on SQLite"); the URI's own index finds the rows at once.
   const table =
     filter.epcUri !== undefined && dialectOf(db) === 'sqlite'
       ? db.raw('?? INDEXED BY ??', ['tag_inventory', 'tag_inventory_endpoint_id_epc_uri_index'])
@@ -144,8 +145,9 @@ export const inventoryRepo = {
   /**
    * Serializes inventory updates for these EPCs across instances sharing a PostgreSQL database:
    * transaction-scoped advisory locks, taken in sorted order so two batches cannot deadlock.
-   * All in one statement: a lock per statement was a round trip per EPC, which held the worker's
-   * flush of 100 events to ~200 trips (PostgreSQL drain of the bench's async backlog: 37 s).
+   * All in one statement: a lock per statement was a round trip per EPC, which made the worker's
+   * flush mostly round trips and the PostgreSQL drain of a backlog slow (figures:
+   * docs/decisions.md, "Figures behind the code").
    * `unnest` yields the sorted array in order and the locks are taken row by row as it does.
    * SQLite needs none: one writer, and the group commit already runs batches one by one.
    */
