@@ -9,6 +9,12 @@ export function isJsonContentType(header: string | undefined): boolean {
   return type === 'application/json' || /^application\/[a-z0-9.+-]*\+json$/.test(type);
 }
 
+/** A body over `limit`, refused unread (or cut off): the connection closes rather than drains. */
+export function payloadTooLarge(ctx: Context, limit: number): AppError {
+  ctx.set('Connection', 'close');
+  return new AppError('payload_too_large', `The request body exceeds ${limit} bytes`);
+}
+
 /**
  * Reads the raw body up to `limit` bytes. A declared Content-Length over the limit is refused
  * before reading a byte; a chunked body is cut off the moment it crosses the limit. Either way
@@ -18,12 +24,6 @@ export function isJsonContentType(header: string | undefined): boolean {
  * measurably more main-thread time per request than plain listeners (figures:
  * docs/decisions.md, "Figures behind the code").
  */
-/** A body over `limit`, refused unread (or cut off): the connection closes rather than drains. */
-export function payloadTooLarge(ctx: Context, limit: number): AppError {
-  ctx.set('Connection', 'close');
-  return new AppError('payload_too_large', `The request body exceeds ${limit} bytes`);
-}
-
 export function readBody(ctx: Context, limit: number): Promise<Buffer> {
   const declared = ctx.request.length;
   const tooLarge = () => payloadTooLarge(ctx, limit);
