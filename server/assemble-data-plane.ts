@@ -66,8 +66,9 @@ export async function assembleDataPlane(base: {
     delivery: handoff,
     tally: counters,
   });
-  const sync = new SyncPath(processing, { work: commit, acks }, load);
-  const queued = new QueuedPath(processing, { work: commit, acks }, load);
+  const byRole = { work: commit, acks };
+  const sync = new SyncPath(processing, byRole, load);
+  const queued = new QueuedPath(processing, byRole, load);
 
   const idempotency = new Idempotency(db, now);
   const worker = new Worker({

@@ -1,4 +1,6 @@
 import { isDatabaseUnavailable } from '../db/unavailable';
+import type { WriteBatch } from '../db/write-batch';
+import type { GroupCommit } from './group-commit';
 
 /** How a batcher puts a job into the group commit: `GroupCommit.run` or `GroupCommit.store`. */
 export type JobRunner<Tx> = <R>(work: (tx: Tx) => Promise<R>) => Promise<R>;
@@ -103,3 +105,10 @@ export class CommitBatcher<I, O, Tx> {
     );
   }
 }
+
+/** A batcher whose jobs are `commit`'s store jobs: each flush's items done by `many` in one job. */
+export const storeBatcher = <I, O>(
+  commit: GroupCommit,
+  maxPerFlush: number,
+  many: (writes: WriteBatch, items: I[]) => Promise<ItemOutcome<O>[]>,
+): CommitBatcher<I, O, WriteBatch> => new CommitBatcher((work) => commit.store(work), { many, maxPerFlush });

@@ -59,7 +59,7 @@ async function sendJobs(session: WriterSession, jobs: readonly Job[]): Promise<S
   const alone = await session.sendWrites(acknowledge);
   if (!alone.committed) return alone;
   const refused: JobOutcome = { ok: false, error: sent.error };
-  return { committed: true, outcomes: jobs.map((job) => (isAck(job) ? alone.outcomes[0] ?? refused : refused)) };
+  return { committed: true, outcomes: jobs.map((job) => (isAck(job) ? (alone.outcomes[0] ?? refused) : refused)) };
 }
 
 /** A transaction's outcomes (each store job's, then the acknowledgements' one write) spread over `jobs`. */
@@ -70,6 +70,16 @@ function spread(jobs: readonly Job[], sent: Sent): Sent {
   let store = 0;
   const outcomes = jobs.map((job) => (isAck(job) ? sent.outcomes[stores] : sent.outcomes[store++]) ?? missing);
   return { committed: true, outcomes };
+}
+
+/**
+ * The group commits the processing paths write through: `work` takes processing, `acks` the rows
+ * written as events arrive. On SQLite both are the one group commit; on PostgreSQL the
+ * acknowledgements have their own, so a 202 never waits behind a processing flush.
+ */
+export interface CommitLanes {
+  work: GroupCommit;
+  acks: GroupCommit;
 }
 
 /** The write path's last outcomes, recorded as they happen (for `/_health`). */

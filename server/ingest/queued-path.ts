@@ -6,9 +6,9 @@ import { storeEvents } from '../events/store-events';
 import type { Validation } from '../events/types';
 import { eventWrites, type EventOutcome, type EventRow } from '../repositories/events.repo';
 import type { Answer } from './answers';
-import { CommitBatcher, type ItemOutcome } from './batcher';
+import { storeBatcher, type CommitBatcher, type ItemOutcome } from './batcher';
 import { ackRows, eventRow, type EventProcessing, type Submission } from './event-processing';
-import type { GroupCommit } from './group-commit';
+import type { CommitLanes } from './group-commit';
 import type { IngestLoad } from './ingest-load';
 import { storedOutcome } from './stored-outcome';
 
@@ -58,16 +58,13 @@ export class QueuedPath {
   /** The worker submits one claimed batch at a time, so a flush takes it whole. */
   private readonly stores: CommitBatcher<Claimed, Processed, WriteBatch>;
 
-  /** `commits.acks` takes the acknowledgements, `commits.work` the processing (on SQLite the same group commit). */
+  /** Acknowledgements go to `commits.acks`, the processing to `commits.work`. */
   constructor(
     private readonly processing: EventProcessing,
-    private readonly commits: { work: GroupCommit; acks: GroupCommit },
+    private readonly commits: CommitLanes,
     load: IngestLoad,
   ) {
-    this.stores = new CommitBatcher((work) => commits.work.store(work), {
-      many: (writes, items) => this.store(writes, items),
-      maxPerFlush: load.workerBatch,
-    });
+    this.stores = storeBatcher(commits.work, load.workerBatch, (writes, items) => this.store(writes, items));
   }
 
   /** Intake: the raw event, queued, committed with its idempotency key before the 202 is given. */

@@ -5,9 +5,9 @@ import { storeEvents } from '../events/store-events';
 import { eventWrites, type EventInsert } from '../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
 import { rejectedAnswer, warningsOf, type Answer } from './answers';
-import { CommitBatcher, type ItemOutcome } from './batcher';
+import { storeBatcher, type CommitBatcher, type ItemOutcome } from './batcher';
 import { ackRows, eventRow, type EventProcessing, type Submission } from './event-processing';
-import type { GroupCommit } from './group-commit';
+import type { CommitLanes } from './group-commit';
 import type { IngestLoad } from './ingest-load';
 import { storedOutcome } from './stored-outcome';
 
@@ -28,19 +28,13 @@ export class SyncPath {
   /** Validated events that arrive while a flush commits share one job of the next: set-based statements. */
   private readonly stores: CommitBatcher<Validated, Answer, WriteBatch>;
 
-  /**
-   * `commits.work` takes the processed events; `commits.acks` the rejected ones, which are rows
-   * only (the acknowledgements' lane: on SQLite the same group commit).
-   */
+  /** Processed events go to `commits.work`; rejected ones, rows only, to `commits.acks`. */
   constructor(
     private readonly processing: EventProcessing,
-    private readonly commits: { work: GroupCommit; acks: GroupCommit },
+    private readonly commits: CommitLanes,
     load: IngestLoad,
   ) {
-    this.stores = new CommitBatcher((work) => commits.work.store(work), {
-      many: (writes, items) => this.store(writes, items),
-      maxPerFlush: load.syncPerFlush,
-    });
+    this.stores = storeBatcher(commits.work, load.syncPerFlush, (writes, items) => this.store(writes, items));
   }
 
   async process(submission: Submission): Promise<Answer> {
