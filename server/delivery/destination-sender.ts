@@ -47,7 +47,7 @@ export class DestinationSender {
   private readonly alarm = new Alarm();
   private readonly stopping = new AbortController();
   private http: HttpDelivery;
-  /** The body of the batch being retried, kept so a retry does not read its items again. */
+  /** The body of the batch being sent, kept from its cut (or first read) so no attempt reads its items again. */
   private cached: { batchId: string; body: string; items: number } | null = null;
 
   constructor(
@@ -148,7 +148,10 @@ export class DestinationSender {
       if (wait > 0) return Math.min(wait, IDLE_POLL_MS);
     }
     const seqs = waiting.map((item) => item.seq);
-    return outboxRepo.cutBatch(writes, { batchId: randomUUID(), destinationId: this.config.id, seqs });
+    const batch = outboxRepo.cutBatch(writes, { batchId: randomUUID(), destinationId: this.config.id, seqs });
+    // Sent as cut: its first attempt needs no read (a rolled-back cut leaves an unused entry).
+    this.cached = { batchId: batch.batchId, body: batchBody(batch.batchId, waiting), items: waiting.length };
+    return batch;
   }
 
   private async body(batch: Batch): Promise<{ body: string; items: number }> {
@@ -178,7 +181,6 @@ export class DestinationSender {
         outboxRepo.delivered(writes, batch);
         await this.cut(writes);
       });
-      this.cached = null;
       ledger.delivered(this.config.id, items);
       return;
     }

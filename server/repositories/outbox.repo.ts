@@ -166,22 +166,18 @@ export const outboxRepo = {
     return row ? toBatch(row) : null;
   },
 
-  /** The oldest items not yet in a batch (at most `limit`): `seq` and when each was processed. */
-  async unbatched(
-    writes: WriteBatch,
-    destinationId: number,
-    limit: number,
-  ): Promise<{ seq: number; processedAt: number }[]> {
-    const rows = await writes.read<{ seq: unknown; processed_at: unknown }>(
+  /** The oldest items not yet in a batch (at most `limit`), whole: a batch cut from them is sent as read. */
+  async unbatched(writes: WriteBatch, destinationId: number, limit: number): Promise<OutboxItem[]> {
+    const rows = await writes.read<ItemRow>(
       writes
         .sql('outbox_items')
         .where({ destination_id: destinationId })
         .whereNull('batch_id')
         .orderBy('seq')
         .limit(limit)
-        .select('seq', 'processed_at'),
+        .select('*'),
     );
-    return rows.map((row) => ({ seq: num(row.seq), processedAt: num(row.processed_at) }));
+    return rows.map(toItem);
   },
 
   /** Cuts these items into a new open batch. */

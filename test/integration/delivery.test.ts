@@ -205,6 +205,31 @@ describe('destinations: store and forward (SPEC §11)', () => {
     expect(audit.body.items.map((entry: { action: string }) => entry.action)).toContain('retry');
   });
 
+  it('sends a dead letter retried while batches go back to back next, ahead of the backlog', async () => {
+    const { gw, receiver, id } = await setup({ batchMaxEvents: 1 });
+    receiver.reply = (_request, index) => (index === 0 ? { status: 400 } : { status: 200, delayMs: 150 });
+    expect((await post(gw, 'reads', { epc: epc(100), antenna: 1 })).status).toBe(200);
+    let dead = await gw.admin('GET', `/destinations/${id}/dead-letters`);
+    for (let i = 0; i < 50 && dead.body.items.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      dead = await gw.admin('GET', `/destinations/${id}/dead-letters`);
+    }
+    expect(dead.body.items).toHaveLength(1);
+    // A backlog of 20 one-item batches, each answered after 150 ms: sent back to back.
+    for (let i = 1; i <= 20; i++) expect((await post(gw, 'reads', { epc: epc(100 + i), antenna: 1 })).status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length >= 4, 10_000);
+    const retry = await gw.admin('POST', `/destinations/${id}/dead-letters/retry`, { ids: [dead.body.items[0].id] });
+    expect(retry.status).toBe(202);
+    const seenAtRetry = receiver.requests.length;
+    await receiver.waitFor((r) => r.items.filter((item) => item.data.epc === epc(100)).length >= 2, 10_000);
+    const resentAt = receiver.requests.findLastIndex((request) => request.body.events[0]?.data.epc === epc(100));
+    // Only the batch in flight when the retry was answered may go first.
+    expect(resentAt).toBeLessThanOrEqual(seenAtRetry + 1);
+    await receiver.waitFor((r) => r.items.length >= 22, 15_000);
+    const backlog = receiver.items.map((item) => item.data.epc).filter((value) => value !== epc(100));
+    expect(backlog).toEqual(Array.from({ length: 20 }, (_, i) => epc(101 + i)));
+  });
+
   it('honours Retry-After on a 429', async () => {
     const { gw, receiver } = await setup();
     receiver.reply = (_request, index) =>
