@@ -135,7 +135,7 @@ export class DeliveryEngine implements DeliveryControl {
 
   retried(destinationId: number, moved: { batches: number; items: number }): void {
     this.deps.ledger.retried(destinationId, moved.items, moved.batches);
-    this.senders.get(destinationId)?.wake();
+    this.senders.get(destinationId)?.retried();
   }
 
   discarded(destinationId: number, batches: number): void {

@@ -13,6 +13,11 @@ import { backoffMs } from './retry-policy';
 const IDLE_POLL_MS = 1000;
 /** Another instance holds the destination: ask again after this long. */
 const LEASE_RETRY_MS = 2000;
+/**
+ * While batches go back to back without a head read, the head is still read at least this often:
+ * dead letters sent back on another instance are picked up within it (this instance's at once).
+ */
+const HEAD_REREAD_MS = 1000;
 /** The lease outlives the longest attempt by this much. */
 const LEASE_MARGIN_MS = 30_000;
 
@@ -49,6 +54,13 @@ export class DestinationSender {
   private http: HttpDelivery;
   /** The body of the batch being sent, kept from its cut (or first read) so no attempt reads its items again. */
   private cached: { batchId: string; body: string; items: number } | null = null;
+  /**
+   * The batch cut in the transaction that recorded the last delivery, when it was the only open
+   * batch then: the head, unless dead letters were sent back since (`headMoved`).
+   */
+  private soleCut: Batch | null = null;
+  private headMoved = false;
+  private headReadAt = 0;
 
   constructor(
     private config: DestinationRecord,
@@ -72,8 +84,14 @@ export class DestinationSender {
     this.alarm.wake();
   }
 
-  /** New items, a retried dead letter or a config change: look again now. */
+  /** New items or a config change: look again now. */
   wake(): void {
+    this.alarm.wake();
+  }
+
+  /** Dead letters were sent back ahead of everything: the next step reads the head. */
+  retried(): void {
+    this.headMoved = true;
     this.alarm.wake();
   }
 
@@ -111,14 +129,41 @@ export class DestinationSender {
   private async step(): Promise<number> {
     const { db, now } = this.deps;
     if (!this.config.active) return 60_000;
-    if (!(await this.holdLease())) return LEASE_RETRY_MS;
-    // The head is read each step: a technician may have sent dead letters back ahead of it.
-    const batch = (await outboxRepo.headBatch(db.reads, this.config.id)) ?? (await this.deps.store((w) => this.cut(w)));
+    if (!(await this.holdLease())) {
+      // Another instance sends now: what this one cut last may be gone by the time it is back.
+      this.soleCut = null;
+      return LEASE_RETRY_MS;
+    }
+    const batch = this.takeSoleCut() ?? (await this.readHead(db)) ?? (await this.cutNext());
     if (typeof batch === 'number') return batch;
     const due = batch.nextAttemptAt - now();
     if (due > 0) return due;
     await this.attempt(batch);
     return 0;
+  }
+
+  /**
+   * The batch cut with the last delivery, if it is certainly the head: it was the only open
+   * batch when cut, no dead letter was sent back since, and the head was read within
+   * `HEAD_REREAD_MS`. Otherwise null, and the head is read (a technician may have sent dead
+   * letters back ahead of it).
+   */
+  private takeSoleCut(): Batch | null {
+    const cut = this.soleCut;
+    this.soleCut = null;
+    return cut && !this.headMoved && this.deps.now() - this.headReadAt < HEAD_REREAD_MS ? cut : null;
+  }
+
+  /** No batch is open: cut one from the waiting items (in a write transaction of its own), or say how long to wait. */
+  private async cutNext(): Promise<Batch | number> {
+    const cut = await this.deps.store((writes) => this.cut(writes, null));
+    return typeof cut === 'number' ? cut : cut.batch;
+  }
+
+  private readHead(db: Db): Promise<Batch | null> {
+    this.headReadAt = this.deps.now();
+    this.headMoved = false;
+    return outboxRepo.headBatch(db.reads, this.config.id);
   }
 
   /** PostgreSQL: one instance at a time sends this destination's batches, so their order holds. */
@@ -137,10 +182,16 @@ export class DestinationSender {
   /**
    * Cuts the next batch from the items waiting, inside `writes`' transaction: at once when a
    * full batch waits, else once the oldest has waited `batchMaxWaitMs`. Answers the batch, or how
-   * long to wait.
+   * long to wait. `sole`: no other batch was open besides `delivered` (the one this transaction
+   * records as done), so the new batch is the head once it commits.
    */
-  private async cut(writes: WriteBatch): Promise<Batch | number> {
-    const waiting = await outboxRepo.unbatched(writes, this.config.id, this.config.batchMaxEvents);
+  private async cut(writes: WriteBatch, delivered: Batch | null): Promise<{ batch: Batch; sole: boolean } | number> {
+    const { items: waiting, othersOpen } = await outboxRepo.unbatched(
+      writes,
+      this.config.id,
+      this.config.batchMaxEvents,
+      delivered?.batchId ?? null,
+    );
     const first = waiting[0];
     if (!first) return IDLE_POLL_MS;
     if (waiting.length < this.config.batchMaxEvents) {
@@ -151,7 +202,7 @@ export class DestinationSender {
     const batch = outboxRepo.cutBatch(writes, { batchId: randomUUID(), destinationId: this.config.id, seqs });
     // Sent as cut: its first attempt needs no read (a rolled-back cut leaves an unused entry).
     this.cached = { batchId: batch.batchId, body: batchBody(batch.batchId, waiting), items: waiting.length };
-    return batch;
+    return { batch, sole: !othersOpen };
   }
 
   private async body(batch: Batch): Promise<{ body: string; items: number }> {
@@ -176,11 +227,11 @@ export class DestinationSender {
     if (!this.running) return;
     if (result.ok) {
       // Done, and the next batch cut in the same transaction: one write per batch delivered.
-      // The next step reads the head again: dead letters sent back meanwhile go before this cut.
-      await this.deps.store(async (writes) => {
+      const cut = await this.deps.store(async (writes) => {
         outboxRepo.delivered(writes, batch);
-        await this.cut(writes);
+        return this.cut(writes, batch);
       });
+      this.soleCut = typeof cut !== 'number' && cut.sole ? cut.batch : null;
       ledger.delivered(this.config.id, items);
       return;
     }

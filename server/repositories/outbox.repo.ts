@@ -166,18 +166,31 @@ export const outboxRepo = {
     return row ? toBatch(row) : null;
   },
 
-  /** The oldest items not yet in a batch (at most `limit`), whole: a batch cut from them is sent as read. */
-  async unbatched(writes: WriteBatch, destinationId: number, limit: number): Promise<OutboxItem[]> {
-    const rows = await writes.read<ItemRow>(
-      writes
-        .sql('outbox_items')
+  /**
+   * The oldest items not yet in a batch (at most `limit`), whole: a batch cut from them is sent
+   * as read. `othersOpen`: whether an open batch other than `excluding` exists (in the same read;
+   * true when no item waits, as nothing is cut then).
+   */
+  async unbatched(
+    writes: WriteBatch,
+    destinationId: number,
+    limit: number,
+    excluding: string | null,
+  ): Promise<{ items: OutboxItem[]; othersOpen: boolean }> {
+    const sql = writes.sql;
+    const open = sql('delivery_batches')
+      .where({ destination_id: destinationId, state: 'open' })
+      .whereNot('batch_id', excluding ?? '')
+      .count('*');
+    const rows = await writes.read<ItemRow & { others_open: unknown }>(
+      sql('outbox_items')
         .where({ destination_id: destinationId })
         .whereNull('batch_id')
         .orderBy('seq')
         .limit(limit)
-        .select('*'),
+        .select('*', open.as('others_open')),
     );
-    return rows.map(toItem);
+    return { items: rows.map(toItem), othersOpen: rows.length === 0 || num(rows[0]?.others_open) > 0 };
   },
 
   /** Cuts these items into a new open batch. */
