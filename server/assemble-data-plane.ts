@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { dirname } from 'node:path';
 import type { SessionsService } from './auth/sessions.service';
 import type { Db, DbConfig } from './db';
 import { startPgChangeFeed, type ChangeFeed } from './db/change-feed';
@@ -17,10 +18,12 @@ import { EventProcessing } from './ingest/event-processing';
 import { QueuedPath } from './ingest/queued-path';
 import { SyncPath } from './ingest/sync-path';
 import { Worker } from './ingest/worker';
+import { healthAnswer } from './ingest/write-health';
 import type { Logger } from './logger';
 import { IngestCounters } from './metrics/ingest-counters';
 import { eventsRepo } from './repositories/events.repo';
 import type { SettingsService } from './services/settings.service';
+import { VERSION } from './version';
 
 /**
  * The data plane's moving parts, assembled for `createGateway`: the live route table, the group
@@ -52,6 +55,7 @@ export async function assembleDataPlane(base: {
   const acks = db.kind === 'postgres' ? new GroupCommit(writer, load.flush) : commit;
   const lanes = acks === commit ? [commit] : [commit, acks];
   const counters = new IngestCounters();
+  const commitStats = () => sumStats(...lanes.map((lane) => lane.stats));
 
   // Store and forward: processing writes delivery items into the outbox, the engine sends them.
   const ledger = new DeliveryLedger(now);
@@ -112,7 +116,19 @@ export async function assembleDataPlane(base: {
     load,
     commit,
     lanes,
-    commitStats: () => sumStats(...lanes.map((lane) => lane.stats)),
+    commitStats,
+    /** `/_health`: the write path, the queue, the disk and the outboxes, read without waiting on the writer. */
+    health: () =>
+      healthAnswer({
+        lanes,
+        queue: { depth: () => depth.current, limit: () => load.queueBound() },
+        dataDir: base.database.kind === 'sqlite' ? dirname(base.database.filename) : null,
+        probe: () => db.knex.raw('select 1'),
+        fullOutboxes: () => delivery.fullOutboxes(),
+        version: VERSION,
+        databaseKind: db.kind,
+        commitStats,
+      }),
     counters,
     sync,
     queued,

@@ -6,7 +6,6 @@ import { CredentialVerifier } from './auth/credentials';
 import { AuthDirectory } from './auth/directory';
 import { Lockout } from './auth/lockout';
 import type { GatewayHandlers } from './contract/operations';
-import { dirname } from 'node:path';
 import { createDb, type Db, type DbConfig } from './db';
 import { createApp } from './http/app';
 import { HostAllowList, namesOfUrls } from './http/middleware/host-allow-list';
@@ -30,9 +29,7 @@ import { createSessionsService } from './auth/sessions.service';
 import { createStatusService } from './services/status.service';
 import { createSettingsService } from './services/settings.service';
 import { createUsersService } from './services/users.service';
-import { healthAnswer } from './ingest/write-health';
 import { createDestinationsService } from './services/destinations.service';
-import { VERSION } from './version';
 
 export interface GatewayOptions {
   database: DbConfig;
@@ -161,17 +158,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       certificatePem: () => options.tls?.current()?.certificatePem ?? null,
     },
     dataPlane: dataPlane({ db, verifier, lockout, settings, logger, now, ...plane }),
-    health: () =>
-      healthAnswer({
-        lanes: plane.lanes,
-        queue: { depth: () => plane.depth.current, limit: () => plane.load.queueBound() },
-        dataDir: db.kind === 'sqlite' && options.database.kind === 'sqlite' ? dirname(options.database.filename) : null,
-        probe: () => db.knex.raw('select 1'),
-        fullOutboxes: () => delivery.fullOutboxes(),
-        version: VERSION,
-        databaseKind: db.kind,
-        commitStats: plane.commitStats,
-      }),
+    health: plane.health,
   });
 
   return {
