@@ -157,7 +157,9 @@ export class DestinationSender {
   /** No batch is open: cut one from the waiting items (in a write transaction of its own), or say how long to wait. */
   private async cutNext(): Promise<Batch | number> {
     const cut = await this.deps.store((writes) => this.cut(writes, null));
-    return typeof cut === 'number' ? cut : cut.batch;
+    // A dead letter sent back since the head was read is open beside the new batch: read the head again.
+    if (typeof cut === 'number') return cut;
+    return cut.sole ? cut.batch : 0;
   }
 
   private readHead(db: Db): Promise<Batch | null> {
@@ -186,6 +188,7 @@ export class DestinationSender {
    * records as done), so the new batch is the head once it commits.
    */
   private async cut(writes: WriteBatch, delivered: Batch | null): Promise<{ batch: Batch; sole: boolean } | number> {
+    await this.fence(writes);
     const { items: waiting, othersOpen } = await outboxRepo.unbatched(
       writes,
       this.config.id,
@@ -203,6 +206,19 @@ export class DestinationSender {
     // Sent as cut: its first attempt needs no read (a rolled-back cut leaves an unused entry).
     this.cached = { batchId: batch.batchId, body: batchBody(batch.batchId, waiting), items: waiting.length };
     return { batch, sole: !othersOpen };
+  }
+
+  /**
+   * PostgreSQL: the cut's read and its UPDATE see the same items only while no other instance
+   * cuts at the same time, so the transaction holds the lease row (and renews it) first; a lease
+   * taken over meanwhile fails it, and the new holder goes on from the head.
+   */
+  private async fence(writes: WriteBatch): Promise<void> {
+    const { leaseOwner, now } = this.deps;
+    if (!leaseOwner) return;
+    const until = now() + this.config.timeoutMs + LEASE_MARGIN_MS;
+    if (!(await outboxRepo.fenceLease(writes, { destinationId: this.config.id, owner: leaseOwner, until })))
+      throw new Error(`the delivery lease on destination ${this.config.name} was taken over`);
   }
 
   private async body(batch: Batch): Promise<{ body: string; items: number }> {

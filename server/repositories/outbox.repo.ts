@@ -381,6 +381,22 @@ export const outboxRepo = {
     return rows.length > 0;
   },
 
+  /**
+   * Inside a write transaction: renews the lease only while `owner` still holds it, and answers
+   * whether it does. The lease row stays locked until the commit, so no other instance can take
+   * the destination over while this transaction cuts a batch.
+   */
+  async fenceLease(writes: WriteBatch, lease: { destinationId: number; owner: string; until: number }) {
+    const rows = await writes.read<{ owner: string }>(
+      writes
+        .sql('delivery_leases')
+        .where({ destination_id: lease.destinationId, owner: lease.owner })
+        .update({ lease_until: lease.until })
+        .returning('owner'),
+    );
+    return rows.length > 0;
+  },
+
   async releaseLease(db: Queryable, destinationId: number, owner: string): Promise<void> {
     await db('delivery_leases').where({ destination_id: destinationId, owner }).delete();
   },

@@ -221,11 +221,22 @@ describe('destinations: store and forward (SPEC §11)', () => {
     const retry = await gw.admin('POST', `/destinations/${id}/dead-letters/retry`, { ids: [dead.body.items[0].id] });
     expect(retry.status).toBe(202);
     const seenAtRetry = receiver.requests.length;
+    // The backlog was still being sent when the dead letter came back (else this proves nothing).
+    expect(seenAtRetry).toBeLessThan(21);
     await receiver.waitFor((r) => r.items.filter((item) => item.data.epc === epc(100)).length >= 2, 10_000);
     const resentAt = receiver.requests.findLastIndex((request) => request.body.events[0]?.data.epc === epc(100));
     // Only the batch in flight when the retry was answered may go first.
     expect(resentAt).toBeLessThanOrEqual(seenAtRetry + 1);
     await receiver.waitFor((r) => r.items.length >= 22, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Sent again once, as the same batch (same key), and nothing else twice.
+    const resends = receiver.requests.filter((request) => request.body.events[0]?.data.epc === epc(100));
+    expect(resends.map((request) => request.body.batchId)).toEqual([
+      resends[0]?.body.batchId,
+      resends[0]?.body.batchId,
+    ]);
+    expect(resends[1]?.headers['idempotency-key']).toBe(resends[0]?.body.batchId);
+    expect(receiver.items).toHaveLength(22);
     const backlog = receiver.items.map((item) => item.data.epc).filter((value) => value !== epc(100));
     expect(backlog).toEqual(Array.from({ length: 20 }, (_, i) => epc(101 + i)));
   });
