@@ -76,4 +76,82 @@ describe('delivery from several instances on one PostgreSQL database (SPEC §11)
     expect(new Set(batchIds).size).toBe(batchIds.length);
     expect(receiver.items.map((item) => item.data.epc)).toEqual(Array.from({ length: total }, (_, i) => epc(i)));
   });
+  it(
+    'sends dead letters retried through either instance again, once each, while the backlog keeps its order',
+    {
+      timeout: 120_000,
+    },
+    async () => {
+      const url = await createDatabase(inject('postgresUrl'), `gw_delivery_retry_${process.pid}`);
+      const start = async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'gateway-delivery-pg-'));
+        dirs.push(dir);
+        const child = await startChildGateway(['--data-dir', dir, '--database-url', url, '--https-port', '0']);
+        children.push(child);
+        return child;
+      };
+      const [a, b] = await Promise.all([start(), start()]);
+      const receiver = await Receiver.start();
+      receivers.push(receiver);
+      const refused = new Set([epc(1000), epc(1001)]);
+      receiver.reply = (request) => {
+        const first = request.body.events[0]?.data.epc as string;
+        if (refused.delete(first)) return { status: 400 };
+        return { status: 200, delayMs: 50 };
+      };
+      const admin = async (gw: ChildGateway, method: string, path: string, body?: unknown) => {
+        const token = await childAdminToken(gw.base);
+        const res = await fetch(`${gw.base}/_admin/api${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      const post = (gw: ChildGateway, n: number) =>
+        fetch(`${gw.base}/dock/reads`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ epc: epc(n), antenna: 1 }),
+        });
+      const destination = await admin(a, 'POST', '/destinations', {
+        name: 'WMS',
+        url: receiver.url,
+        batchMaxEvents: 1,
+        batchMaxWaitMs: 0,
+      });
+      await admin(a, 'POST', '/endpoints', dockDeliveringTo([destination.body.id]));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+
+      expect((await post(a, 1000)).status).toBe(200);
+      expect((await post(b, 1001)).status).toBe(200);
+      let dead = await admin(a, 'GET', `/destinations/${destination.body.id}/dead-letters`);
+      for (let i = 0; i < 100 && dead.body.items.length < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        dead = await admin(a, 'GET', `/destinations/${destination.body.id}/dead-letters`);
+      }
+      expect(dead.body.items).toHaveLength(2);
+
+      const backlog = 30;
+      for (let i = 0; i < backlog; i++) expect((await post(i % 2 === 0 ? a : b, i)).status).toBe(200);
+      // One dead letter sent back through each instance: one of them is not the one sending.
+      const [first, second] = dead.body.items as { id: number }[];
+      const path = `/destinations/${destination.body.id}/dead-letters/retry`;
+      expect((await admin(a, 'POST', path, { ids: [first?.id] })).status).toBe(202);
+      expect((await admin(b, 'POST', path, { ids: [second?.id] })).status).toBe(202);
+      await receiver.waitFor((r) => r.items.length >= backlog + 4, 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+
+      expect(receiver.items).toHaveLength(backlog + 4);
+      for (const n of [1000, 1001]) {
+        const sent = receiver.requests.filter((request) => request.body.events[0]?.data.epc === epc(n));
+        expect(sent).toHaveLength(2);
+        expect(sent[1]?.body.batchId).toBe(sent[0]?.body.batchId);
+      }
+      const rest = receiver.items
+        .map((item) => item.data.epc)
+        .filter((value) => value !== epc(1000) && value !== epc(1001));
+      expect(rest).toEqual(Array.from({ length: backlog }, (_, i) => epc(i)));
+    },
+  );
 });
