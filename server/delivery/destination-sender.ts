@@ -189,18 +189,15 @@ export class DestinationSender {
    */
   private async cut(writes: WriteBatch, delivered: Batch | null): Promise<{ batch: Batch; sole: boolean } | number> {
     await this.fence(writes);
-    const { items: waiting, othersOpen } = await outboxRepo.unbatched(
-      writes,
-      this.config.id,
-      this.config.batchMaxEvents,
-      delivered?.batchId ?? null,
-    );
-    const first = waiting[0];
-    if (!first) return IDLE_POLL_MS;
-    if (waiting.length < this.config.batchMaxEvents) {
-      const wait = first.processedAt + this.config.batchMaxWaitMs - this.deps.now();
-      if (wait > 0) return Math.min(wait, IDLE_POLL_MS);
+    const now = this.deps.now();
+    const { batchMaxEvents, batchMaxWaitMs } = this.config;
+    const next = { limit: batchMaxEvents, readyBefore: now - batchMaxWaitMs, excluding: delivered?.batchId ?? null };
+    const found = await outboxRepo.waiting(writes, this.config.id, next);
+    if (!found.ready) {
+      const oldest = found.oldestProcessedAt;
+      return oldest === null ? IDLE_POLL_MS : Math.min(Math.max(1, oldest + batchMaxWaitMs - now), IDLE_POLL_MS);
     }
+    const { items: waiting, othersOpen } = found;
     const seqs = waiting.map((item) => item.seq);
     const batch = outboxRepo.cutBatch(writes, { batchId: randomUUID(), destinationId: this.config.id, seqs });
     // Sent as cut: its first attempt needs no read (a rolled-back cut leaves an unused entry).

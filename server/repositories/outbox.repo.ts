@@ -95,6 +95,18 @@ interface ItemRow {
   data: string;
 }
 
+/** An item's columns but its data (which `waiting` reads only when the items make a batch). */
+const ITEM_COLUMNS = [
+  'seq',
+  'item_id',
+  'event_id',
+  'route_name',
+  'endpoint_name',
+  'event_type',
+  'received_at',
+  'processed_at',
+] as const;
+
 const toItem = (row: ItemRow): OutboxItem => ({
   seq: num(row.seq),
   itemId: row.item_id,
@@ -167,30 +179,46 @@ export const outboxRepo = {
   },
 
   /**
-   * The oldest items not yet in a batch (at most `limit`), whole: a batch cut from them is sent
-   * as read. `othersOpen`: whether an open batch other than `excluding` exists (in the same read;
-   * true when no item waits, as nothing is cut then).
+   * The oldest items not yet in a batch (at most `limit`), in one read. Whole when they make a
+   * batch now (`limit` of them, or the oldest processed at or before `readyBefore`), so a batch
+   * cut from them is sent as read; without their data otherwise, so a poll that waits for more
+   * items reads little. `othersOpen`: whether an open batch other than `excluding` exists (true
+   * when no item waits, as nothing is cut then).
    */
-  async unbatched(
+  async waiting(
     writes: WriteBatch,
     destinationId: number,
-    limit: number,
-    excluding: string | null,
-  ): Promise<{ items: OutboxItem[]; othersOpen: boolean }> {
+    next: { limit: number; readyBefore: number; excluding: string | null },
+  ): Promise<
+    { ready: true; items: OutboxItem[]; othersOpen: boolean } | { ready: false; oldestProcessedAt: number | null }
+  > {
     const sql = writes.sql;
     const open = sql('delivery_batches')
       .where({ destination_id: destinationId, state: 'open' })
-      .whereNot('batch_id', excluding ?? '')
+      .whereNot('batch_id', next.excluding ?? '')
       .count('*');
-    const rows = await writes.read<ItemRow & { others_open: unknown }>(
-      sql('outbox_items')
-        .where({ destination_id: destinationId })
-        .whereNull('batch_id')
-        .orderBy('seq')
-        .limit(limit)
-        .select('*', open.as('others_open')),
+    const page = sql('outbox_items')
+      .where({ destination_id: destinationId })
+      .whereNull('batch_id')
+      .orderBy('seq')
+      .limit(next.limit)
+      .select('*');
+    // Every row answers the same condition (window aggregates over the page); data is never null.
+    const data = sql.raw('case when count(*) over () >= ? or min(processed_at) over () <= ? then data end as data', [
+      next.limit,
+      next.readyBefore,
+    ]);
+    const rows = await writes.read<Omit<ItemRow, 'data'> & { data: string | null; others_open: unknown }>(
+      sql.queryBuilder().from(page.as('page')).select(...ITEM_COLUMNS, data, open.as('others_open')).orderBy('seq'),
     );
-    return { items: rows.map(toItem), othersOpen: rows.length === 0 || num(rows[0]?.others_open) > 0 };
+    const first = rows[0];
+    if (!first || first.data === null)
+      return { ready: false, oldestProcessedAt: first ? num(first.processed_at) : null };
+    const items = rows.map(({ data, ...row }) => {
+      if (data === null) throw new Error(`outbox item ${String(row.seq)} was read without its data`);
+      return toItem({ ...row, data });
+    });
+    return { ready: true, items, othersOpen: num(first.others_open) > 0 };
   },
 
   /** Cuts these items into a new open batch. */

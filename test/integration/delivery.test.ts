@@ -241,6 +241,23 @@ describe('destinations: store and forward (SPEC §11)', () => {
     expect(backlog).toEqual(Array.from({ length: 20 }, (_, i) => epc(101 + i)));
   });
 
+  it('holds a partial batch for batchMaxWaitMs and sends a full one at once', async () => {
+    const { gw, receiver } = await setup({ batchMaxEvents: 3, batchMaxWaitMs: 1500 });
+    const postedAt = Date.now();
+    expect((await post(gw, 'reads', { epc: epc(60), antenna: 1 })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(receiver.requests).toHaveLength(0);
+    await receiver.waitFor((r) => r.requests.length >= 1, 5_000);
+    expect((receiver.requests[0]?.at ?? 0) - postedAt).toBeGreaterThanOrEqual(1400);
+    expect(receiver.requests[0]?.body.events.map((event) => event.data.epc)).toEqual([epc(60)]);
+
+    const fullAt = Date.now();
+    for (const n of [61, 62, 63]) expect((await post(gw, 'reads', { epc: epc(n), antenna: 1 })).status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length >= 2, 5_000);
+    expect((receiver.requests[1]?.at ?? 0) - fullAt).toBeLessThan(1400);
+    expect(receiver.requests[1]?.body.events.map((event) => event.data.epc)).toEqual([epc(61), epc(62), epc(63)]);
+  });
+
   it('honours Retry-After on a 429', async () => {
     const { gw, receiver } = await setup();
     receiver.reply = (_request, index) =>
