@@ -15,19 +15,21 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** One gateway instance on the shared database, in a data folder of its own. */
+async function startInstance(url: string): Promise<ChildGateway> {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-delivery-pg-'));
+  dirs.push(dir);
+  const child = await startChildGateway(['--data-dir', dir, '--database-url', url, '--https-port', '0']);
+  children.push(child);
+  return child;
+}
+
 const epc = (n: number) => (0x300000000000000000000000n + BigInt(n)).toString(16).toUpperCase();
 
 describe('delivery from several instances on one PostgreSQL database (SPEC §11)', () => {
   it('sends each batch from one instance at a time, in outbox order, none lost', { timeout: 120_000 }, async () => {
     const url = await createDatabase(inject('postgresUrl'), `gw_delivery_${process.pid}`);
-    const start = async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'gateway-delivery-pg-'));
-      dirs.push(dir);
-      const child = await startChildGateway(['--data-dir', dir, '--database-url', url, '--https-port', '0']);
-      children.push(child);
-      return child;
-    };
-    const [a, b] = await Promise.all([start(), start()]);
+    const [a, b] = await Promise.all([startInstance(url), startInstance(url)]);
     const receiver = await Receiver.start();
     receivers.push(receiver);
     // Each answer takes a while, so both instances have time to try for the same batch.
@@ -83,14 +85,7 @@ describe('delivery from several instances on one PostgreSQL database (SPEC §11)
     },
     async () => {
       const url = await createDatabase(inject('postgresUrl'), `gw_delivery_retry_${process.pid}`);
-      const start = async () => {
-        const dir = mkdtempSync(join(tmpdir(), 'gateway-delivery-pg-'));
-        dirs.push(dir);
-        const child = await startChildGateway(['--data-dir', dir, '--database-url', url, '--https-port', '0']);
-        children.push(child);
-        return child;
-      };
-      const [a, b] = await Promise.all([start(), start()]);
+      const [a, b] = await Promise.all([startInstance(url), startInstance(url)]);
       const receiver = await Receiver.start();
       receivers.push(receiver);
       const refused = new Set([epc(1000), epc(1001)]);
