@@ -4,7 +4,7 @@ import type { Db } from '../db';
 import type { WriteBatch } from '../db/write-batch';
 import type { Logger } from '../logger';
 import type { DestinationRecord } from '../repositories/destinations.repo';
-import { outboxRepo, type AttemptFailure, type DeliveryBatch } from '../repositories/outbox.repo';
+import { outboxRepo, type AttemptFailure, type DeliveryBatch, type OutboxItem } from '../repositories/outbox.repo';
 import { batchBody, HttpDelivery, type AttemptResult } from './http-delivery';
 import type { DeliveryLedger } from './ledger';
 import { backoffMs } from './retry-policy';
@@ -176,9 +176,14 @@ export class DestinationSender {
     return outboxRepo.lease(db.knex, {
       destinationId: this.config.id,
       owner: leaseOwner,
-      until: at + this.config.timeoutMs + LEASE_MARGIN_MS,
+      until: this.leaseUntil(at),
       now: at,
     });
+  }
+
+  /** A lease taken or renewed at `at` outlives the longest attempt that may start under it. */
+  private leaseUntil(at: number): number {
+    return at + this.config.timeoutMs + LEASE_MARGIN_MS;
   }
 
   /**
@@ -201,7 +206,7 @@ export class DestinationSender {
     const seqs = waiting.map((item) => item.seq);
     const batch = outboxRepo.cutBatch(writes, { batchId: randomUUID(), destinationId: this.config.id, seqs });
     // Sent as cut: its first attempt needs no read (a rolled-back cut leaves an unused entry).
-    this.cached = { batchId: batch.batchId, body: batchBody(batch.batchId, waiting), items: waiting.length };
+    this.keep(batch.batchId, waiting);
     return { batch, sole: !othersOpen };
   }
 
@@ -213,15 +218,19 @@ export class DestinationSender {
   private async fence(writes: WriteBatch): Promise<void> {
     const { leaseOwner, now } = this.deps;
     if (!leaseOwner) return;
-    const until = now() + this.config.timeoutMs + LEASE_MARGIN_MS;
+    const until = this.leaseUntil(now());
     if (!(await outboxRepo.fenceLease(writes, { destinationId: this.config.id, owner: leaseOwner, until })))
       throw new Error(`the delivery lease on destination ${this.config.name} was taken over`);
   }
 
   private async body(batch: Batch): Promise<{ body: string; items: number }> {
     if (this.cached?.batchId === batch.batchId) return this.cached;
-    const items = await outboxRepo.batchItems(this.deps.db.reads, batch.batchId);
-    this.cached = { batchId: batch.batchId, body: batchBody(batch.batchId, items), items: items.length };
+    return this.keep(batch.batchId, await outboxRepo.batchItems(this.deps.db.reads, batch.batchId));
+  }
+
+  /** The batch's body, built once from its items and kept for every attempt at it. */
+  private keep(batchId: string, items: readonly OutboxItem[]): { body: string; items: number } {
+    this.cached = { batchId, body: batchBody(batchId, items), items: items.length };
     return this.cached;
   }
 

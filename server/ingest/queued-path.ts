@@ -1,4 +1,3 @@
-import type { FieldError } from '../contract/errors';
 import type { WriteBatch } from '../db/write-batch';
 import type { EventMeta, ProcessContext } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
@@ -20,10 +19,8 @@ export class LeaseLost extends Error {
   }
 }
 
-/** What processing a queued event came to. */
-export type Processed =
-  | { kind: 'processed'; result: Record<string, unknown>; data: string | null; warnings: FieldError[] }
-  | { kind: 'rejected'; errors: FieldError[] };
+/** What processing a queued event came to (its result and issues are in its stored row). */
+export type Processed = 'processed' | 'rejected';
 
 /** A claimed queued event, validated (or not) outside the transaction. */
 interface Claimed {
@@ -92,8 +89,8 @@ export class QueuedPath {
       if (!(error instanceof LeaseLost)) this.processing.tally.processingFailed(meta.eventType);
       throw error;
     }
-    if (processed.kind === 'processed') this.processing.wakeSenders(meta.routeId);
-    this.processing.tally.settledOne(meta.eventType, 'async', processed.kind);
+    if (processed === 'processed') this.processing.wakeSenders(meta.routeId);
+    this.processing.tally.settledOne(meta.eventType, 'async', processed);
     return processed;
   }
 
@@ -127,11 +124,11 @@ export class QueuedPath {
         const errors = item.validation.ok ? [] : item.validation.errors;
         const counted = item.validation.ok ? 0 : item.validation.errorCount;
         outcomesToWrite.push({ id: item.row.id, outcome: storedOutcome.rejected(processedAt, errors, counted) });
-        return { ok: true, value: { kind: 'rejected', errors } };
+        return { ok: true, value: 'rejected' };
       }
       const { outcome, warnings } = done;
       outcomesToWrite.push({ id: item.row.id, outcome: storedOutcome.processed(processedAt, outcome, warnings) });
-      return { ok: true, value: { kind: 'processed', result: outcome.result, data: outcome.data, warnings } };
+      return { ok: true, value: 'processed' };
     });
     eventWrites.setOutcomes(writes, outcomesToWrite, processedAt);
     const processed = valid.map((v, k) => ({ meta: v.item.meta, raw: v.item.row.payload, outcome: stored[k] }));
