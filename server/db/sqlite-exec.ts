@@ -21,9 +21,50 @@ export interface SqliteConnection {
 
 /** A node-sqlite3 `Statement`. */
 interface PreparedStatement {
+  /** Without `params`: the statement runs again with the values bound last. */
   all(params: readonly unknown[], callback: (error: Error | null, rows: unknown[]) => void): void;
+  all(callback: (error: Error | null, rows: unknown[]) => void): void;
   finalize(callback: () => void): void;
 }
+
+/**
+ * A statement kept by `allPrepared`, with the values it was last given. Binding values again
+ * costs more than the binding: SQLite marks a statement whose plan read a bound value (any
+ * `LIMIT ?` does) as expired on every bind, even of the same value, and compiles it again on the
+ * next step. So the same values are not bound again (figures: docs/decisions.md, "A statement
+ * kept for reuse is not bound again to the same values").
+ */
+class KeptStatement {
+  /** The last call that bound values (calls on one statement run in call order). */
+  private lastBinding: { values: readonly unknown[]; failed: boolean } | undefined = undefined;
+
+  constructor(readonly statement: PreparedStatement) {}
+
+  all(params: readonly unknown[], callback: (error: Error | null, rows: unknown[]) => void): void {
+    const relied = this.lastBinding;
+    if (relied && !relied.failed && sameValues(relied.values, params)) {
+      this.statement.all((error, rows) => {
+        // The binding this call relied on failed (it ran first): the values may not all be bound.
+        if (relied.failed) this.bind(params, callback);
+        else callback(error, rows);
+      });
+      return;
+    }
+    this.bind(params, callback);
+  }
+
+  private bind(params: readonly unknown[], callback: (error: Error | null, rows: unknown[]) => void): void {
+    const binding = { values: [...params], failed: false };
+    this.lastBinding = binding;
+    this.statement.all(params, (error, rows) => {
+      if (error) binding.failed = true;
+      callback(error, rows);
+    });
+  }
+}
+
+const sameValues = (a: readonly unknown[], b: readonly unknown[]): boolean =>
+  a.length === b.length && a.every((value, index) => Object.is(value, b[index]));
 
 /** Above this much SQL text a batch goes through Knex statement by statement instead. */
 export const MAX_SCRIPT_CHARS = 32 * 1024 * 1024;
@@ -36,7 +77,7 @@ export class SqliteConnectionState {
   /** Whoever waits for the connection's next trip (see `nextTrip`). */
   tripWatcher: (() => void) | null = null;
   /** Statements prepared once and reused (see `allPrepared`); finalized before the connection closes. */
-  readonly prepared = new Map<string, Promise<PreparedStatement>>();
+  readonly prepared = new Map<string, Promise<KeptStatement>>();
   /** The `data_version` this connection last confirmed (see `SqliteScriptTransaction`). */
   confirmedVersion: number | undefined = undefined;
   /**
@@ -127,8 +168,8 @@ export async function allPrepared<Row>(
   const statements = stateOf(connection).prepared;
   let statement = statements.get(sql);
   if (!statement) {
-    statement = new Promise<PreparedStatement>((resolve, reject) => {
-      const made = connection.prepare(sql, (error) => (error ? reject(error) : resolve(made)));
+    statement = new Promise<KeptStatement>((resolve, reject) => {
+      const made = connection.prepare(sql, (error) => (error ? reject(error) : resolve(new KeptStatement(made))));
     });
     statements.set(sql, statement);
     // A statement that does not prepare is not kept: the next call reports its error afresh.
@@ -148,6 +189,6 @@ export async function finalizePrepared(connection: SqliteConnection): Promise<vo
   statements.clear();
   for (const statement of all) {
     const ready = await statement.catch(() => null);
-    if (ready) await new Promise<void>((resolve) => ready.finalize(() => resolve()));
+    if (ready) await new Promise<void>((resolve) => ready.statement.finalize(() => resolve()));
   }
 }
