@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { iso } from '../time';
 import { withSqliteConnection } from './sqlite-exec';
+import { ReadRounds } from './read-rounds';
 import { readUnlessUnchanged } from './sqlite-read-cache';
 import { quoteIdentifier } from './sql-literal';
 
@@ -142,7 +143,8 @@ export function joinJsonObjects(text: string | null, keep: number): JsonObjects 
 /**
  * Runs a Knex SELECT of plain columns on SQLite through `jsonObjectsSql`, prepared once per
  * connection; on a read-only connection an unchanged database gives the kept answer again
- * (`readUnlessUnchanged`).
+ * (`readUnlessUnchanged`). Outside a transaction, identical pages asked for together share one
+ * read (`ReadRounds`).
  */
 export async function sqliteObjectsViaJson<Column extends string>(
   db: Knex | Knex.Transaction,
@@ -153,10 +155,18 @@ export async function sqliteObjectsViaJson<Column extends string>(
 ): Promise<JsonObjects> {
   const inner = query.toSQL().toNative();
   const sql = wrappedSql(inner.sql, fields, orderBy);
-  return withSqliteConnection(db, (connection) =>
-    readUnlessUnchanged(connection, sql, inner.bindings, (text) => joinJsonObjects(text, keep), String(keep)),
-  );
+  const read = () =>
+    withSqliteConnection(db, (connection) =>
+      readUnlessUnchanged(connection, sql, inner.bindings, (text) => joinJsonObjects(text, keep), String(keep)),
+    );
+  if ((db as Partial<Knex.Transaction>).isTransaction) return read();
+  let rounds = roundsByDb.get(db);
+  if (!rounds) roundsByDb.set(db, (rounds = new ReadRounds()));
+  return rounds.read(`${sql}\n${JSON.stringify(inner.bindings)}\n${keep}`, read);
 }
+
+/** Each database's shared reads (the Knex instance is what the repositories are given). */
+const roundsByDb = new WeakMap<Knex | Knex.Transaction, ReadRounds>();
 
 /** `jsonObjectsSql`, kept per inner statement: a page request then builds no SQL of its own. */
 function wrappedSql<Column extends string>(
