@@ -4,6 +4,7 @@ import type { SessionsService } from './auth/sessions.service';
 import type { Db, DbConfig } from './db';
 import { startPgChangeFeed, type ChangeFeed } from './db/change-feed';
 import type { ConfigChanges } from './db/config-changes';
+import { ReadRounds } from './db/read-rounds';
 import { createWriter } from './db/writer';
 import { DeliveryEngine } from './delivery/delivery-engine';
 import { DeliveryLedger } from './delivery/ledger';
@@ -132,6 +133,7 @@ export async function assembleDataPlane(base: {
     counters,
     sync,
     queued,
+    snapshots: new ReadRounds(),
     idempotency,
     worker,
     delivery,

@@ -1,7 +1,6 @@
 import type { Knex } from 'knex';
 import { iso } from '../time';
 import { withSqliteConnection } from './sqlite-exec';
-import { ReadRounds } from './read-rounds';
 import { readUnlessUnchanged } from './sqlite-read-cache';
 import { quoteIdentifier } from './sql-literal';
 
@@ -143,8 +142,7 @@ export function joinJsonObjects(text: string | null, keep: number): JsonObjects 
 /**
  * Runs a Knex SELECT of plain columns on SQLite through `jsonObjectsSql`, prepared once per
  * connection; on a read-only connection an unchanged database gives the kept answer again
- * (`readUnlessUnchanged`). Outside a transaction, identical pages asked for together share one
- * read (`ReadRounds`).
+ * (`readUnlessUnchanged`).
  */
 export async function sqliteObjectsViaJson<Column extends string>(
   db: Knex | Knex.Transaction,
@@ -155,18 +153,10 @@ export async function sqliteObjectsViaJson<Column extends string>(
 ): Promise<JsonObjects> {
   const inner = query.toSQL().toNative();
   const sql = wrappedSql(inner.sql, fields, orderBy);
-  const read = () =>
-    withSqliteConnection(db, (connection) =>
-      readUnlessUnchanged(connection, sql, inner.bindings, (text) => joinJsonObjects(text, keep), String(keep)),
-    );
-  if ((db as Partial<Knex.Transaction>).isTransaction) return read();
-  let rounds = roundsByDb.get(db);
-  if (!rounds) roundsByDb.set(db, (rounds = new ReadRounds()));
-  return rounds.read(`${sql}\n${JSON.stringify(inner.bindings)}\n${keep}`, read);
+  return withSqliteConnection(db, (connection) =>
+    readUnlessUnchanged(connection, sql, inner.bindings, (text) => joinJsonObjects(text, keep), String(keep)),
+  );
 }
-
-/** Each database's shared reads (the Knex instance is what the repositories are given). */
-const roundsByDb = new WeakMap<Knex | Knex.Transaction, ReadRounds>();
 
 /** `jsonObjectsSql`, kept per inner statement: a page request then builds no SQL of its own. */
 function wrappedSql<Column extends string>(

@@ -3,6 +3,7 @@ import type { Context, Middleware } from 'koa';
 import { principalName, type CredentialVerifier } from '../auth/credentials';
 import type { Lockout } from '../auth/lockout';
 import type { Db } from '../db';
+import type { ReadRounds } from '../db/read-rounds';
 import { isDatabaseUnavailable, isStorageError } from '../db/unavailable';
 import { AppError } from '../errors';
 import { SerializedPage, type EventMeta } from '../events/processor';
@@ -35,6 +36,8 @@ export interface DataPlaneDeps {
   settings: SettingsService;
   sync: SyncPath;
   queued: QueuedPath;
+  /** GET snapshots: identical ones asked for together share one read. */
+  snapshots: ReadRounds;
   idempotency: Idempotency;
   /** The load policy: whether the queue takes one more event right now. */
   load: IngestLoad;
@@ -241,7 +244,9 @@ async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: s
 async function snapshot(ctx: Context, deps: DataPlaneDeps, live: LiveRoute): Promise<void> {
   const processor = PROCESSORS[live.route.eventType];
   const query = readSnapshotQuery(ctx.query, processor, live.endpoint.id, deps.settings.current().timeZone);
-  const page = await processor.snapshot(deps.db.reads, query);
+  const page = await deps.snapshots.read(`${live.route.eventType}\n${JSON.stringify(query)}`, () =>
+    processor.snapshot(deps.db.reads, query),
+  );
   if (page instanceof SerializedPage) {
     ctx.body = page.body;
     ctx.type = 'application/json';

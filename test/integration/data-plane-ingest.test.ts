@@ -386,6 +386,27 @@ describe('GET snapshots', () => {
     expect(future).toEqual({ items: [], nextCursor: null });
   });
 
+  it('shows each answered write to every GET sent after it, while many clients poll the same page', async () => {
+    // Identical polls share reads (ReadRounds); none may be given a read made before its write.
+    const page = async () => (await json(await get('inventory', '?limit=1000'))) as { items: { epc: string }[] };
+    let polling = true;
+    const pollers = Array.from({ length: 20 }, async () => {
+      while (polling) await page();
+    });
+    try {
+      for (let n = 0; n < 15; n++) {
+        const epc = `E2801170000002${String(n).padStart(10, '0')}`;
+        const read = { epc, readerId: 'poll-test', antenna: 1, rssi: -50, readAt: new Date().toISOString() };
+        expect((await send('tags', JSON.stringify([read]))).status).toBe(200);
+        const seen = await Promise.all(Array.from({ length: 5 }, page));
+        for (const answer of seen) expect(answer.items.map((item) => item.epc)).toContain(epc);
+      }
+    } finally {
+      polling = false;
+      await Promise.all(pollers);
+    }
+  });
+
   it('refuses a cursor the route did not hand out, rather than starting from the top', async () => {
     const inventoryCursor = Buffer.from(JSON.stringify([Date.now(), 'E2801170'])).toString('base64url');
     for (const [route, bad, good] of [

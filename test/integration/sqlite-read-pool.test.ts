@@ -94,31 +94,6 @@ describe('SQLite read connections (Db.reads)', () => {
     expect(await snapshotEpcs()).toEqual(epcs([row(3), row(2), row(1)]));
   });
 
-  it('show every write to a poll asked after it, while many polls of the same page share reads', async () => {
-    // An endpoint of its own; polls run without pause the whole time, as a dashboard's would.
-    const query: SnapshotQuery = { endpointId: 3, limit: 1000, filters: {} };
-    const poll = async () => {
-      const page = await PROCESSORS.UHFTagRead.snapshot(db.reads, query);
-      return page instanceof SerializedPage ? page.json : '';
-    };
-    let polling = true;
-    const pollers = Array.from({ length: 20 }, async () => {
-      while (polling) await poll();
-    });
-    try {
-      for (let n = 100; n < 130; n++) {
-        const writes = new WriteBatch(db.knex);
-        inventoryRepo.upsert(writes, 3, [row(n)]);
-        await writes.send();
-        const seen = await Promise.all(Array.from({ length: 10 }, poll));
-        for (const json of seen) expect(json).toContain(row(n).epc);
-      }
-    } finally {
-      polling = false;
-      await Promise.all(pollers);
-    }
-  });
-
   it('close cleanly with their prepared statements (SQLite leaves no WAL file only then)', async () => {
     await db.close();
     expect(existsSync(`${file}-wal`)).toBe(false);

@@ -27,11 +27,11 @@ describe('ReadRounds', () => {
     reads.commit(); // answered to a client, who now asks
     const later = Array.from({ length: 10 }, () => rounds.read('page', reads.read));
     expect(reads.started).toHaveLength(1);
-    reads.started[0]!.finish();
+    reads.started[0].finish();
     expect(await first).toBe(0);
     await reads.turn();
     expect(reads.started).toHaveLength(2);
-    reads.started[1]!.finish();
+    reads.started[1].finish();
     expect(await Promise.all(later)).toEqual(Array(10).fill(1));
   });
 
@@ -47,7 +47,7 @@ describe('ReadRounds', () => {
     reads.commit();
     const again = rounds.read('a', reads.read);
     expect(reads.started).toHaveLength(3);
-    reads.started[2]!.finish();
+    reads.started[2].finish();
     expect(await again).toBe(1);
   });
 
@@ -56,10 +56,10 @@ describe('ReadRounds', () => {
     const reads = manualReads();
     const first = rounds.read('page', reads.read);
     const second = rounds.read('page', reads.read);
-    reads.started[0]!.fail(new Error('disk I/O error'));
+    reads.started[0].fail(new Error('disk I/O error'));
     await expect(first).rejects.toThrow('disk I/O error');
     await reads.turn();
-    reads.started[1]!.finish();
+    reads.started[1].finish();
     expect(await second).toBe(0);
   });
 });
