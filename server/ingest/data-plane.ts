@@ -244,11 +244,11 @@ async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: s
 async function snapshot(ctx: Context, deps: DataPlaneDeps, live: LiveRoute): Promise<void> {
   const processor = PROCESSORS[live.route.eventType];
   const query = readSnapshotQuery(ctx.query, processor, live.endpoint.id, deps.settings.current().timeZone);
-  const page = await deps.snapshots.read(`${live.route.eventType}\n${JSON.stringify(query)}`, () =>
-    processor.snapshot(deps.db.reads, query),
-  );
-  if (page instanceof SerializedPage) {
-    ctx.body = page.body;
-    ctx.type = 'application/json';
-  } else ctx.body = page;
+  // Identical snapshots asked for together share one read and one encoding of the answer.
+  const page = await deps.snapshots.read(`${live.route.eventType}\n${JSON.stringify(query)}`, async () => {
+    const read = await processor.snapshot(deps.db.reads, query);
+    return read instanceof SerializedPage ? read : new SerializedPage(JSON.stringify(read));
+  });
+  ctx.body = page.body;
+  ctx.type = 'application/json';
 }
