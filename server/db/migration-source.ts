@@ -5,6 +5,7 @@ import * as queueOrder from '../../migrations/20261123100000_queue_order_index';
 import * as inventoryPage from '../../migrations/20261123190000_inventory_page';
 import * as eventIndexTrim from '../../migrations/20261123210000_event_index_trim';
 import * as destinations from '../../migrations/20261125090000_destinations';
+import * as eventPageIndex from '../../migrations/20261125220000_event_page_index';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261123190000_inventory_page', module: inventoryPage },
   { name: '20261123210000_event_index_trim', module: eventIndexTrim },
   { name: '20261125090000_destinations', module: destinations },
+  { name: '20261125220000_event_page_index', module: eventPageIndex },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../server/db';
 import { MIGRATIONS } from '../../server/db/migration-source';
+import { eventWrites } from '../../server/repositories/events.repo';
 
 describe('migrations', () => {
   it('registers every file in migrations/, in order', () => {
@@ -61,16 +62,38 @@ describe('migrations', () => {
         .map((r) => `${r.name}${r.partial ? ' (partial)' : ''}`)
         .sort();
       expect(eventIndexes).toEqual([
+        'events_page_idx',
         'events_parent_idx (partial)',
         'events_queued_order_idx (partial)',
         'events_received_idx',
-        'events_snapshot_idx',
         'sqlite_autoindex_events_1',
       ]);
       const plan = await db.knex.raw<{ detail: string }[]>(
         "EXPLAIN QUERY PLAN SELECT id FROM events WHERE parent_id IN ('a', 'b')",
       );
       expect(plan.map((r) => r.detail).join('\n')).toContain('USING INDEX events_parent_idx');
+      // A snapshot page of stored events reads the index in page order and stops at the limit:
+      // no sort of all the endpoint's events of that type.
+      const statements: { sql: string; bindings: unknown[] }[] = [];
+      const capture = (query: { sql: string; bindings: unknown[] }) => statements.push(query);
+      db.knex.on('query', capture);
+      try {
+        await eventWrites.snapshotPage(db.knex, {
+          endpointId: 1,
+          eventType: 'AllData',
+          children: false,
+          facets: [],
+          limit: 101,
+        });
+      } finally {
+        db.knex.removeListener('query', capture);
+      }
+      const [page] = statements;
+      if (!page) throw new Error('no statement captured');
+      const pagePlan = await db.knex.raw<{ detail: string }[]>(`EXPLAIN QUERY PLAN ${page.sql}`, page.bindings as never);
+      const pageDetail = pagePlan.map((r) => r.detail).join('\n');
+      expect(pageDetail).toContain('USING INDEX events_page_idx');
+      expect(pageDetail).not.toContain('TEMP B-TREE');
     } finally {
       await db.close();
       rmSync(dir, { recursive: true, force: true });
