@@ -37,12 +37,7 @@ export function newEventId(now = Date.now()): string {
     lastTime = now;
     lastRandom = freshRandom();
   }
-  let time = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = ALPHABET[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
+  const time = encodeTime(now);
   // 80 bits, 5 at a time, most significant first: two 40-bit halves fit a double exactly.
   let random = '';
   for (let half = 0; half < 2; half++) {
@@ -54,3 +49,21 @@ export function newEventId(now = Date.now()): string {
 }
 
 export const EVENT_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** The id's first 10 characters: its millisecond, most significant first. */
+function encodeTime(ms: number): string {
+  let time = '';
+  let t = Math.max(0, Math.floor(ms));
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  return time;
+}
+
+/**
+ * The smallest id `newEventId` can give at `ms` or later. An event's id is made from the same
+ * instant as its `received_at` (and never goes back in time), so every event received at `ms` or
+ * later has an id at or above this: a `since` bound on the time is also one on the id.
+ */
+export const eventIdFloor = (ms: number): string => `${encodeTime(ms)}${'0'.repeat(16)}`;

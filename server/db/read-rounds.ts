@@ -29,7 +29,7 @@ export class ReadRounds {
   }
 
   private start<T>(key: string, read: () => Promise<T>): Promise<T> {
-    const rounds: Rounds = { running: read(), next: null };
+    const rounds: Rounds = { running: startRead(read), next: null };
     this.byKey.set(key, rounds);
     const advance = (): void => {
       if (rounds.next) {
@@ -46,3 +46,12 @@ export class ReadRounds {
 }
 
 const settled = (): void => undefined;
+
+/** Starts `read` now; one that throws before it returns a promise fails its round like any other. */
+function startRead<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return read();
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}

@@ -63,8 +63,10 @@ class KeptStatement {
   }
 }
 
+/** Only values that cannot change in place count as the same (a Buffer could be refilled). */
 const sameValues = (a: readonly unknown[], b: readonly unknown[]): boolean =>
-  a.length === b.length && a.every((value, index) => Object.is(value, b[index]));
+  a.length === b.length &&
+  a.every((value, index) => (typeof value !== 'object' || value === null) && Object.is(value, b[index]));
 
 /** Above this much SQL text a batch goes through Knex statement by statement instead. */
 export const MAX_SCRIPT_CHARS = 32 * 1024 * 1024;

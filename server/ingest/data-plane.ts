@@ -159,14 +159,16 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
   // After authentication and parsing (SPEC §10): a malformed body is a 400 whatever the key.
   const idempotencyKey = readIdempotencyKey(ctx.req.headers['idempotency-key']);
 
+  // One instant for both: an id is never older than its receive time (see `eventIdFloor`).
+  const receivedAt = deps.now();
   const meta: EventMeta = {
-    id: newEventId(deps.now()),
+    id: newEventId(receivedAt),
     routeId: live.route.id,
     routeName: live.route.name,
     endpointId: live.endpoint.id,
     endpointName: live.endpoint.name,
     eventType: live.route.eventType,
-    receivedAt: deps.now(),
+    receivedAt,
     principal,
     sourceIp: ctx.request.ip,
     requestId: String(ctx.state.requestId),

@@ -1,6 +1,10 @@
 import type { EventStatus, EventType } from '../contract/dto';
 import { num, numOrNull, type Queryable } from './db-types';
 import type { RowInsert, WriteBatch } from '../db/write-batch';
+import { eventIdFloor } from '../ids';
+
+/** How far an id's time may trail its event's `received_at` (events stored before they shared one instant). */
+const ID_TIME_SLACK_MS = 1_000;
 
 export interface EventRow {
   id: string;
@@ -269,7 +273,14 @@ export const eventWrites = {
       .select('*');
     if (filter.children) void query.whereNotNull('parent_id');
     else void query.whereNull('parent_id');
-    if (filter.since !== undefined) void query.where('received_at', '>=', filter.since);
+    if (filter.since !== undefined) {
+      // The same bound on the id lets the page walk stop at `since` instead of at the endpoint's
+      // oldest event (see `eventIdFloor`); the slack covers events stored before ids and receive
+      // times were taken from one instant (a few ms apart then).
+      void query
+        .where('received_at', '>=', filter.since)
+        .where('id', '>=', eventIdFloor(filter.since - ID_TIME_SLACK_MS));
+    }
     if (filter.until !== undefined) void query.where('received_at', '<=', filter.until);
     if (filter.beforeId !== undefined) void query.where('id', '<', filter.beforeId);
     for (const facet of filter.facets) {

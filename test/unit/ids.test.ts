@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_ID, newEventId } from '../../server/ids';
+import { EVENT_ID, eventIdFloor, newEventId } from '../../server/ids';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const timeOf = (id: string) => [...id.slice(0, 10)].reduce((t, c) => t * 32 + ALPHABET.indexOf(c), 0);
@@ -22,3 +22,17 @@ describe('newEventId', () => {
     expect(seen.size).toBe(200);
   });
 });
+
+describe('eventIdFloor', () => {
+  it('is at or below every id made at that millisecond or later, and above every id made before', () => {
+    const at = 1_800_000_000_000;
+    const floor = eventIdFloor(at);
+    expect(floor).toMatch(EVENT_ID);
+    expect(timeOf(floor)).toBe(at);
+    for (const later of [at, at + 1, at + 86_400_000]) expect(newEventId(later) >= floor).toBe(true);
+    // The clock went back: the id keeps the later time, still above the floor of the earlier one.
+    expect(newEventId(at - 5_000) >= eventIdFloor(at - 5_000)).toBe(true);
+    expect(eventIdFloor(at - 1) < floor).toBe(true);
+  });
+});
+

@@ -35,6 +35,38 @@ describe('ReadRounds', () => {
     expect(await Promise.all(later)).toEqual(Array(10).fill(1));
   });
 
+  it('chains round after round: a caller who asks while the second round runs gets a third', async () => {
+    const rounds = new ReadRounds();
+    const reads = manualReads();
+    const first = rounds.read('page', reads.read);
+    const second = rounds.read('page', reads.read);
+    reads.started[0].finish();
+    await first;
+    await reads.turn();
+    expect(reads.started).toHaveLength(2);
+    reads.commit();
+    const third = rounds.read('page', reads.read);
+    reads.started[1].finish();
+    expect(await second).toBe(0);
+    await reads.turn();
+    expect(reads.started).toHaveLength(3);
+    reads.started[2].finish();
+    expect(await third).toBe(1);
+  });
+
+  it('answers a read that throws before it returns a promise as a refusal of its round', async () => {
+    const rounds = new ReadRounds();
+    const broken = (): Promise<number> => {
+      throw new Error('no connection');
+    };
+    await expect(rounds.read('page', broken)).rejects.toThrow('no connection');
+    const reads = manualReads();
+    const after = rounds.read('page', reads.read);
+    await reads.turn();
+    reads.started[0].finish();
+    expect(await after).toBe(0);
+  });
+
   it('starts afresh once no read runs, and keeps different keys apart', async () => {
     const rounds = new ReadRounds();
     const reads = manualReads();
