@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
 import { EVENT_ID, eventIdFloor } from '../../server/ids';
 import { eventWrites, type EventSnapshotFilter } from '../../server/repositories/events.repo';
+import { firstStatementPlan } from '../helpers/query-plan';
 
 let dir: string;
 let db: Db;
@@ -52,18 +53,9 @@ describe('stored-event snapshot pages', () => {
   });
 
   it('read the page index from the since bound, not from the oldest event', async () => {
-    const statements: { sql: string; bindings: unknown[] }[] = [];
-    const capture = (query: { sql: string; bindings: unknown[] }) => statements.push(query);
-    db.knex.on('query', capture);
-    try {
-      await eventWrites.snapshotPage(db.knex, { ...filter, since: T });
-    } finally {
-      db.knex.removeListener('query', capture);
-    }
-    const [query] = statements;
-    if (!query) throw new Error('no statement captured');
-    const plan = await db.knex.raw<{ detail: string }[]>(`EXPLAIN QUERY PLAN ${query.sql}`, query.bindings as never);
-    const detail = plan.map((step) => step.detail).join('\n');
+    const { statement: query, plan: detail } = await firstStatementPlan(db.knex, () =>
+      eventWrites.snapshotPage(db.knex, { ...filter, since: T }),
+    );
     expect(detail).toMatch(/USING INDEX events_page_idx \(endpoint_id=\? AND event_type=\? AND id>\?\)/);
     expect(detail).not.toContain('TEMP B-TREE');
     // The walk stops above the older events: the id bound is past the newest of them.

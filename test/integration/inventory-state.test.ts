@@ -9,6 +9,7 @@ import { SerializedPage, type SnapshotQuery } from '../../server/events/processo
 import { PROCESSORS } from '../../server/events/registry';
 import { inventoryRepo, type InventoryFilter, type InventoryRow } from '../../server/repositories/inventory.repo';
 import { iso } from '../../server/time';
+import { firstStatementPlan } from '../helpers/query-plan';
 import { testDatabase } from '../helpers/test-gateway';
 
 let dir: string;
@@ -162,18 +163,10 @@ describe('inventoryRepo.page', () => {
   it.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')(
     'finds an EPC URI through its own index on SQLite, not by scanning the page index',
     async () => {
-      const statements: { sql: string; bindings: unknown[] }[] = [];
-      const capture = (query: { sql: string; bindings: unknown[] }) => statements.push(query);
-      db.knex.on('query', capture);
-      try {
-        await inventoryRepo.page(db.knex, { endpointId: 3, limit: 500, epcUri: entry(7).epcUri });
-      } finally {
-        db.knex.removeListener('query', capture);
-      }
-      const [query] = statements;
-      if (!query) throw new Error('no statement captured');
-      const plan = await db.knex.raw<{ detail: string }[]>(`EXPLAIN QUERY PLAN ${query.sql}`, query.bindings as never);
-      expect(plan.map((step) => step.detail).join('\n')).toContain('tag_inventory_endpoint_id_epc_uri_index');
+      const { plan } = await firstStatementPlan(db.knex, () =>
+        inventoryRepo.page(db.knex, { endpointId: 3, limit: 500, epcUri: entry(7).epcUri }),
+      );
+      expect(plan).toContain('tag_inventory_endpoint_id_epc_uri_index');
     },
   );
 });

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createDb } from '../../server/db';
 import { MIGRATIONS } from '../../server/db/migration-source';
 import { eventWrites } from '../../server/repositories/events.repo';
+import { firstStatementPlan } from '../helpers/query-plan';
 
 describe('migrations', () => {
   it('registers every file in migrations/, in order', () => {
@@ -74,24 +75,15 @@ describe('migrations', () => {
       expect(plan.map((r) => r.detail).join('\n')).toContain('USING INDEX events_parent_idx');
       // A snapshot page of stored events reads the index in page order and stops at the limit:
       // no sort of all the endpoint's events of that type.
-      const statements: { sql: string; bindings: unknown[] }[] = [];
-      const capture = (query: { sql: string; bindings: unknown[] }) => statements.push(query);
-      db.knex.on('query', capture);
-      try {
-        await eventWrites.snapshotPage(db.knex, {
+      const { plan: pageDetail } = await firstStatementPlan(db.knex, () =>
+        eventWrites.snapshotPage(db.knex, {
           endpointId: 1,
           eventType: 'AllData',
           children: false,
           facets: [],
           limit: 101,
-        });
-      } finally {
-        db.knex.removeListener('query', capture);
-      }
-      const [page] = statements;
-      if (!page) throw new Error('no statement captured');
-      const pagePlan = await db.knex.raw<{ detail: string }[]>(`EXPLAIN QUERY PLAN ${page.sql}`, page.bindings as never);
-      const pageDetail = pagePlan.map((r) => r.detail).join('\n');
+        }),
+      );
       expect(pageDetail).toContain('USING INDEX events_page_idx');
       expect(pageDetail).not.toContain('TEMP B-TREE');
     } finally {

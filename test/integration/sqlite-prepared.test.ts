@@ -33,7 +33,16 @@ describe('allPrepared', () => {
       expect(await read(2, 2)).toEqual([2, 3]);
       expect(await read(4, 2)).toEqual([4, 5]);
       expect(await read(2, 2)).toEqual([2, 3]);
-      const calls: [number, number][] = [[1, 1], [1, 1], [3, 5], [3, 5], [1, 1], [5, 1], [5, 1], [2, 3]];
+      const calls: [number, number][] = [
+        [1, 1],
+        [1, 1],
+        [3, 5],
+        [3, 5],
+        [1, 1],
+        [5, 1],
+        [5, 1],
+        [2, 3],
+      ];
       const answers = await Promise.all(calls.map(([from, limit]) => read(from, limit)));
       expect(answers).toEqual([[1], [1], [3, 4, 5], [3, 4, 5], [1], [5], [5], [2, 3, 4]]);
     });

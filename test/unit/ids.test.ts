@@ -35,4 +35,3 @@ describe('eventIdFloor', () => {
     expect(eventIdFloor(at - 1) < floor).toBe(true);
   });
 });
-
