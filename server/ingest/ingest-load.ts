@@ -32,6 +32,11 @@ export class IngestLoad {
   /** Queued events the worker claims, validates and stores together. */
   readonly workerBatch = 200;
   /**
+   * Payload bytes one claim may bring (at least one event): 200 events at the largest body limit
+   * would be 20 GB to load and parse at once; UHFTagRead batches are a few hundred bytes each.
+   */
+  readonly workerBatchBytes = 16 * 1024 * 1024;
+  /**
    * After a batch that emptied the queue, the worker waits this long before it claims again, so
    * events arriving one by one are processed in batches (each batch is a transaction and a disk
    * flush) at the cost of this much latency for an async event.

@@ -2,7 +2,7 @@ import { Alarm } from '../alarm';
 import type { Db } from '../db';
 import { isDatabaseUnavailable, isStorageError } from '../db/unavailable';
 import type { Logger } from '../logger';
-import { eventWrites, eventsRepo, type EventRow } from '../repositories/events.repo';
+import { eventWrites, eventsRepo, type ClaimedBatch, type EventRow } from '../repositories/events.repo';
 import type { IngestLoad } from './ingest-load';
 import { LeaseLost, type QueuedPath } from './queued-path';
 import type { QueueDepth } from './queue-depth';
@@ -72,18 +72,20 @@ export class Worker {
 
   private async run(): Promise<void> {
     while (this.running) {
-      let rows: EventRow[] = [];
+      let more = false;
       // Full batches back to back while work is queued, whatever else is arriving (IngestLoad).
       const limit = this.deps.load.workerBatch;
       const startedAt = performance.now();
       try {
         // What arrived until now this claim sees: only later arrivals end the idle wait.
         this.arrivals.clear();
-        rows = await this.claim(limit);
+        const { rows, cut } = await this.claim(limit);
+        // Work is left when the claim was full, by count or by bytes.
+        more = rows.length === limit || cut;
         // All of the batch goes to the group commit at once, so it shares transactions.
         this.unavailableIn = 0;
         await Promise.all(rows.map((row) => this.processOne(row)));
-        this.deps.load.recordBatch(rows.length, performance.now() - startedAt, rows.length === limit);
+        this.deps.load.recordBatch(rows.length, performance.now() - startedAt, more);
       } catch (error) {
         this.deps.logger.warn('worker pass failed', { error: error instanceof Error ? error.message : String(error) });
       }
@@ -95,7 +97,7 @@ export class Worker {
         continue;
       }
       this.outage = 0;
-      if (rows.length < limit && this.running) {
+      if (!more && this.running) {
         await this.idle();
         // The queue ran dry: let the next batch gather rather than take each event as it lands.
         await this.pause(this.deps.load.workerGatherMs);
@@ -110,10 +112,11 @@ export class Worker {
    * connection is the claim: the writer is spared a transaction (and a disk flush) per batch, and
    * the batch's own transaction still confirms each event is queued before it is stored.
    */
-  private claim(limit: number): Promise<EventRow[]> {
-    const { db, now, owner } = this.deps;
-    if (db.kind === 'sqlite') return eventsRepo.dueQueued(db.reads, { now: now(), limit });
-    return eventWrites.claimDue(db.knex, { now: now(), limit, owner, leaseMs: LEASE_MS, skipLocked: true });
+  private claim(limit: number): Promise<ClaimedBatch> {
+    const { db, now, owner, load } = this.deps;
+    const claim = { now: now(), limit, maxBytes: load.workerBatchBytes };
+    if (db.kind === 'sqlite') return eventsRepo.dueQueued(db.reads, claim);
+    return eventWrites.claimDue(db.knex, { ...claim, owner, leaseMs: LEASE_MS, skipLocked: true });
   }
 
   private async processOne(row: EventRow): Promise<void> {

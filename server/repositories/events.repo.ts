@@ -1,6 +1,8 @@
 import type { EventStatus, EventType } from '../contract/dto';
 import { num, numOrNull, type Queryable } from './db-types';
 import type { RowInsert, WriteBatch } from '../db/write-batch';
+import { allPrepared, withSqliteConnection } from '../db/sqlite-exec';
+import { jsonRowsSql, parseJsonRows, type JsonRowsShape } from '../db/sqlite-json-rows';
 import { eventIdFloor } from '../ids';
 
 /** How far an id's time may trail its event's `received_at` (events stored before they shared one instant). */
@@ -63,6 +65,86 @@ const dueEvents = (db: Queryable, due: { now: number; limit: number }) =>
     .orderBy('id')
     .limit(due.limit);
 
+/** What a queued event's row holds (and what it leaves NULL: the outcome columns, see `dueQueued`). */
+const QUEUED_SHAPE = {
+  columns: [
+    'id',
+    'parent_id',
+    'route_id',
+    'route_name',
+    'endpoint_id',
+    'endpoint_name',
+    'event_type',
+    'received_at',
+    'principal',
+    'source_ip',
+    'request_id',
+    'payload',
+    'attempts',
+    'next_attempt_at',
+  ],
+} as const satisfies JsonRowsShape<keyof EventRow>;
+
+/** The columns `dueQueued` does not read: a queued event has no outcome yet. */
+const NO_OUTCOME = {
+  status: 'queued',
+  processed_at: null,
+  data: null,
+  result: null,
+  errors: null,
+  warnings: null,
+} as const satisfies Partial<EventRow>;
+
+/**
+ * A claim of due events: at most `limit` of them, oldest first, and only as many as fit in
+ * `maxBytes` of payload (the first always does), so a run of large events never loads, parses and
+ * holds hundreds of megabytes at once. The sizes come from `octet_length`, which both databases
+ * answer from the stored value's header.
+ */
+export interface Claim {
+  now: number;
+  limit: number;
+  maxBytes: number;
+}
+
+/** The claimed events, oldest first; `cut` when due events were left for the next claim by `maxBytes`. */
+export interface ClaimedBatch {
+  rows: EventRow[];
+  cut: boolean;
+}
+
+const checkedClaim = ({ limit, maxBytes }: Claim): void => {
+  for (const value of [limit, maxBytes])
+    if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`invalid claim bound ${String(value)}`);
+};
+
+/**
+ * The ids of the events a claim takes, from `due` (id and `bytes`, oldest first): a running sum
+ * of the payload sizes, cut at `maxBytes`. Both dialects.
+ */
+const withinBudget = (maxBytes: number): string =>
+  'SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n,' +
+  ' sum(bytes) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS upto FROM due) AS due_sizes' +
+  ` WHERE n = 1 OR upto <= ${String(maxBytes)}`;
+
+/**
+ * `dueQueued`'s statement; bindings: now, now. The bounds are written into the text (one statement
+ * per claim size): a bound LIMIT would make SQLite compile the statement again at every claim.
+ * The condition is `dueEvents`' (PostgreSQL's claim), written out for a kept statement.
+ */
+const dueQueuedSql = (claim: Claim): string => {
+  checkedClaim(claim);
+  const due =
+    `SELECT id, octet_length(payload) AS bytes FROM events WHERE status = 'queued' AND next_attempt_at <= ?` +
+    ` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id LIMIT ${String(claim.limit)}`;
+  const rows = jsonRowsSql(
+    `SELECT ${QUEUED_SHAPE.columns.join(', ')} FROM events WHERE id IN (${withinBudget(claim.maxBytes)})`,
+    QUEUED_SHAPE,
+  );
+  // One row: the claimed events as JSON, and how many were due (more than claimed: cut by bytes).
+  return `WITH due AS (${due}) SELECT rows, (SELECT count(*) FROM due) AS due_count FROM (${rows})`;
+};
+
 export const eventsRepo = {
   async findById(db: Queryable, id: string): Promise<EventRow | null> {
     const row = (await db('events').where({ id }).first()) as EventRow | undefined;
@@ -102,11 +184,20 @@ export const eventsRepo = {
 
   /**
    * The queued events due for processing and not leased to anyone, oldest first: a claim that
-   * writes nothing, for SQLite (see `Worker.claim`).
+   * writes nothing, for SQLite (see `Worker.claim`). A kept statement on a reader connection hands
+   * the batch over as one JSON text (`jsonRowsSql`) with only the columns a queued event has
+   * values in: half the CPU of node-sqlite3 building every row's object (docs/decisions.md).
    */
-  async dueQueued(db: Queryable, due: { now: number; limit: number }): Promise<EventRow[]> {
-    const rows = await dueEvents(db, due).select('*');
-    return (rows as EventRow[]).map(normalizeEventRow);
+  async dueQueued(reads: Queryable, claim: Claim): Promise<ClaimedBatch> {
+    const [result] = await withSqliteConnection(reads, (connection) =>
+      allPrepared<{ rows: string; due_count: number }>(connection, dueQueuedSql(claim), [claim.now, claim.now]),
+    );
+    const rows = (parseJsonRows(result?.rows, QUEUED_SHAPE) as Omit<EventRow, keyof typeof NO_OUTCOME>[]).map(
+      (row): EventRow => normalizeEventRow({ ...row, ...NO_OUTCOME }),
+    );
+    // json_group_array promises no order; the worker applies a batch oldest first.
+    rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return { rows, cut: (result?.due_count ?? 0) > rows.length };
   },
 
   async countQueued(db: Queryable): Promise<number> {
@@ -224,21 +315,26 @@ export const eventWrites = {
   },
 
   /**
-   * Claims up to `limit` due queued events for `owner` until `now + leaseMs`. Events leased to an
-   * instance that died become claimable again when the lease runs out. On PostgreSQL the
-   * candidates are locked with FOR UPDATE SKIP LOCKED, so instances never claim the same event.
+   * Claims due queued events for `owner` until `now + leaseMs` (as many as `Claim` allows). Events
+   * leased to an instance that died become claimable again when the lease runs out. On PostgreSQL
+   * the candidates are locked with FOR UPDATE SKIP LOCKED, so instances never claim the same event.
    */
   async claimDue(
     db: Queryable,
-    claim: { now: number; limit: number; owner: string; leaseMs: number; skipLocked: boolean },
-  ): Promise<EventRow[]> {
-    const candidates = dueEvents(db, claim).select('id');
-    if (claim.skipLocked) void candidates.forUpdate().skipLocked();
+    claim: Claim & { owner: string; leaseMs: number; skipLocked: boolean },
+  ): Promise<ClaimedBatch> {
+    checkedClaim(claim);
+    const due = dueEvents(db, claim).select('id', db.raw('octet_length(payload) as bytes'));
+    if (claim.skipLocked) void due.forUpdate().skipLocked();
     const rows = await db('events')
-      .whereIn('id', candidates)
+      .with('due', due)
+      .whereRaw(`id IN (${withinBudget(claim.maxBytes)})`)
       .update({ lease_owner: claim.owner, lease_until: claim.now + claim.leaseMs })
-      .returning<EventRow[]>('*');
-    return rows.map(normalizeEventRow).sort((a, b) => (a.id < b.id ? -1 : 1));
+      .returning<(EventRow & { due_count: unknown })[]>(['*', db.raw('(SELECT count(*) FROM due) AS due_count')]);
+    return {
+      rows: rows.map(({ due_count: _count, ...row }) => normalizeEventRow(row)).sort((a, b) => (a.id < b.id ? -1 : 1)),
+      cut: num(rows[0]?.due_count ?? 0) > rows.length,
+    };
   },
 
   /**

@@ -1,0 +1,136 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../../server/db';
+import { eventsRepo, eventWrites, type Claim, type EventInsert } from '../../server/repositories/events.repo';
+import { testDatabase } from '../helpers/test-gateway';
+
+/**
+ * The worker's claim of queued events on each database (SQLite reads the batch on a reader
+ * connection, PostgreSQL leases it): which events, in which order, as stored, and how many a
+ * byte budget lets through.
+ */
+let dir: string;
+let db: Db;
+let sequence = 0;
+const NOW = 1_700_000_000_000;
+
+type StoredEvent = EventInsert & {
+  attempts: number;
+  next_attempt_at: number;
+  lease_owner: string | null;
+  lease_until: number | null;
+};
+
+const queued = (overrides: Partial<StoredEvent> = {}): StoredEvent => ({
+  id: `01JCLAIM${String(sequence++).padStart(18, '0')}`,
+  parent_id: null,
+  route_id: 7,
+  route_name: 'reads',
+  endpoint_id: 3,
+  endpoint_name: 'Plant',
+  event_type: 'AllData',
+  status: 'queued',
+  received_at: NOW - 1000 + sequence,
+  processed_at: null,
+  principal: "o'brien",
+  source_ip: '10.0.0.9',
+  request_id: `req-${sequence}`,
+  payload: '{"a":"ü"}',
+  data: null,
+  result: null,
+  errors: null,
+  warnings: null,
+  attempts: 0,
+  next_attempt_at: 0,
+  lease_owner: null,
+  lease_until: null,
+  ...overrides,
+});
+
+/** The claim the worker makes on this database. */
+const claim = (bounds: Omit<Claim, 'now'>) =>
+  db.kind === 'sqlite'
+    ? eventsRepo.dueQueued(db.reads, { now: NOW, ...bounds })
+    : eventWrites.claimDue(db.knex, { now: NOW, ...bounds, owner: 'me', leaseMs: 15_000, skipLocked: true });
+
+const store = async (rows: StoredEvent[]) => {
+  await db.knex('events').insert(rows);
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'gateway-claims-'));
+  db = await createDb(await testDatabase(dir));
+});
+
+beforeEach(async () => {
+  await db.knex('events').delete();
+});
+
+afterAll(async () => {
+  await db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the worker claims queued events', () => {
+  it('only due, unleased, queued ones, oldest first, up to the limit, with every stored field', async () => {
+    const due = [queued(), queued({ attempts: 2 }), queued(), queued()];
+    await store([
+      ...[...due].reverse(),
+      queued({ next_attempt_at: NOW + 5000 }),
+      queued({ status: 'processed', processed_at: NOW, result: '{}' }),
+      queued({ lease_owner: 'other', lease_until: NOW + 5000 }),
+    ]);
+    const { rows, cut } = await claim({ limit: 3, maxBytes: 1024 });
+    expect(rows.map((row) => row.id)).toEqual(due.slice(0, 3).map((row) => row.id));
+    expect(cut).toBe(false);
+    const { lease_owner: _owner, lease_until: _until, ...stored } = due[1];
+    expect(rows[1]).toMatchObject({ ...stored, attempts: 2 });
+  });
+
+  it('takes only as many as fit in the byte budget, the first always, and says the claim was cut', async () => {
+    // 600 bytes each: "é" is two bytes in UTF-8, so the budget counts bytes, not characters.
+    const events = [0, 1, 2].map(() => queued({ payload: `"${'é'.repeat(299)}"` }));
+    await store(events);
+    const ids = (batch: { rows: { id: string }[] }) => batch.rows.map((row) => row.id);
+
+    const first = await claim({ limit: 10, maxBytes: 1000 });
+    expect(ids(first)).toEqual([events[0]?.id]);
+    expect(first.cut).toBe(true);
+    if (db.kind === 'postgres') await db.knex('events').update({ lease_owner: null, lease_until: null });
+
+    const two = await claim({ limit: 10, maxBytes: 1200 });
+    expect(ids(two)).toEqual([events[0]?.id, events[1]?.id]);
+    expect(two.cut).toBe(true);
+    if (db.kind === 'postgres') await db.knex('events').update({ lease_owner: null, lease_until: null });
+
+    const tiny = await claim({ limit: 10, maxBytes: 1 });
+    expect(ids(tiny)).toEqual([events[0]?.id]);
+    if (db.kind === 'postgres') await db.knex('events').update({ lease_owner: null, lease_until: null });
+
+    const all = await claim({ limit: 10, maxBytes: 1800 });
+    expect(ids(all)).toEqual(events.map((event) => event.id));
+    expect(all.cut).toBe(false);
+  });
+
+  it('a claim full by count is not cut', async () => {
+    await store([queued(), queued(), queued()]);
+    const { rows, cut } = await claim({ limit: 2, maxBytes: 1024 });
+    expect(rows).toHaveLength(2);
+    expect(cut).toBe(false);
+  });
+
+  it.runIf(process.env.GATEWAY_TEST_DATABASE === 'postgres')('leases what it claims, and nothing else', async () => {
+    const events = [0, 1, 2].map(() => queued({ payload: `"${'x'.repeat(598)}"` }));
+    await store(events);
+    await claim({ limit: 10, maxBytes: 1000 });
+    const leased = await db.knex('events').whereNotNull('lease_owner').pluck('id');
+    expect(leased).toEqual([events[0]?.id]);
+  });
+
+  it('refuses a bound that is not a positive whole number', async () => {
+    await expect(claim({ limit: 0, maxBytes: 10 })).rejects.toThrow(RangeError);
+    await expect(claim({ limit: 10, maxBytes: 1.5 })).rejects.toThrow(RangeError);
+  });
+});
