@@ -117,7 +117,7 @@ const queuedRow = (v: unknown[]): EventRow => ({
  * A claim of due events: at most `limit` of them, oldest first, and only as many as fit in
  * `maxBytes` of payload (the first always does), so a run of large events never loads, parses and
  * holds hundreds of megabytes at once. The sizes come from `octet_length`, which both databases
- * answer from the stored value's header.
+ * answer without reading the payload itself.
  */
 export interface Claim {
   now: number;
