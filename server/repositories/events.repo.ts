@@ -258,6 +258,9 @@ const CHUNK = 100;
 /** Outcomes per UPDATE: 6 values each, still far below either bound limit when not inlined. */
 const OUTCOME_CHUNK = 500;
 
+/** Which of these events (a JSON array of ids) are still queued: SQLite's `confirmLeases`. */
+const SQLITE_STILL_QUEUED = "SELECT id FROM events WHERE id IN (SELECT value FROM json_each(?)) AND status = 'queued'";
+
 /**
  * Of these events, the ids still queued and (on PostgreSQL) leased to `owner`, read through the
  * batch's transaction. On PostgreSQL the rows are touched (as `confirmLease` does), which keeps
@@ -267,15 +270,20 @@ const OUTCOME_CHUNK = 500;
  */
 async function confirmLeases(writes: WriteBatch, ids: string[], owner: string): Promise<Set<string>> {
   const held = new Set<string>();
+  if (writes.dialect === 'sqlite') {
+    // One fixed statement for any number of ids (prepared once on the writer's connection): a
+    // placeholder per id made every batch a new statement for Knex and SQLite to compile.
+    const rows = await writes.readSql<{ id: string }>(SQLITE_STILL_QUEUED, [JSON.stringify(ids)]);
+    for (const row of rows) held.add(row.id);
+    return held;
+  }
   for (let start = 0; start < ids.length; start += CHUNK) {
-    const queued = writes
+    const query = writes
       .sql('events')
       .whereIn('id', ids.slice(start, start + CHUNK))
-      .where({ status: 'queued' });
-    const query =
-      writes.dialect === 'sqlite'
-        ? queued.select('id')
-        : queued.where({ lease_owner: owner }).update({ lease_owner: owner }).returning('id');
+      .where({ status: 'queued', lease_owner: owner })
+      .update({ lease_owner: owner })
+      .returning('id');
     for (const row of await writes.read<{ id: string }>(query)) held.add(row.id);
   }
   return held;

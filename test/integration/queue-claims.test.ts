@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
+import { inScriptTransaction } from '../../server/db/sqlite-transaction';
+import { WriteBatch } from '../../server/db/write-batch';
 import { eventsRepo, eventWrites, type Claim, type EventInsert } from '../../server/repositories/events.repo';
 import { testDatabase } from '../helpers/test-gateway';
 
@@ -132,5 +134,24 @@ describe('the worker claims queued events', () => {
   it('refuses a bound that is not a positive whole number', async () => {
     await expect(claim({ limit: 0, maxBytes: 10 })).rejects.toThrow(RangeError);
     await expect(claim({ limit: 10, maxBytes: 1.5 })).rejects.toThrow(RangeError);
+  });
+});
+
+describe("the batch's transaction confirms its claim", () => {
+  /** The worker's store runs on a script transaction on SQLite and a Knex transaction on PostgreSQL. */
+  const inBatch = <T>(use: (writes: WriteBatch) => Promise<T>): Promise<T> =>
+    db.kind === 'sqlite'
+      ? inScriptTransaction(db.knex, (tx) => use(WriteBatch.onScript(tx)))
+      : db.knex.transaction((trx) => use(new WriteBatch(trx)));
+
+  it('keeps only the events still queued (and, on PostgreSQL, still leased to this worker)', async () => {
+    const mine = queued({ lease_owner: 'me', lease_until: NOW + 5000 });
+    const done = queued({ status: 'processed', processed_at: NOW, result: '{}', lease_owner: 'me' });
+    const theirs = queued({ lease_owner: 'other', lease_until: NOW + 5000 });
+    await store([mine, done, theirs]);
+    const ids = [mine.id, done.id, theirs.id, 'no-such-event'];
+    const held = await inBatch((writes) => eventWrites.confirmLeases(writes, ids, 'me'));
+    // SQLite's worker claims without leases: there the status is the whole check.
+    expect([...held].sort()).toEqual(db.kind === 'sqlite' ? [mine.id, theirs.id] : [mine.id]);
   });
 });
