@@ -5,7 +5,7 @@ export interface JsonRowsShape<Column extends string> {
   columns: readonly Column[];
   /**
    * REAL columns. SQLite's JSON writes a REAL with 15 significant digits, which does not give
-   * every double back; these travel as 17-digit text instead and are turned into numbers here.
+   * every double back; these travel as 17-digit text instead, for the caller to turn into numbers.
    */
   real?: readonly Column[];
 }
@@ -13,10 +13,12 @@ export interface JsonRowsShape<Column extends string> {
 /**
  * Wraps a SELECT of plain columns (`inner`) so SQLite hands its rows over as one JSON text
  * (`json_group_array(json_array(…))`) built on its own thread: the statement returns one row,
- * `{ rows }`, for `parseJsonRows`. node-sqlite3 otherwise turns every row into a JS object on the
- * main thread, property by property, while `JSON.parse` of the same rows is a fraction of that
- * (UHFTagRead's per-flush state read; figures: docs/decisions.md, "Figures behind the code").
- * The rows come in no particular order. Same bindings as `inner`.
+ * `{ rows }`, an array of arrays in `shape.columns` order. node-sqlite3 otherwise turns every row
+ * into a JS object on the main thread, property by property, while `JSON.parse` of the same rows
+ * is a fraction of that (UHFTagRead's per-flush state read, the worker's claim; figures:
+ * docs/decisions.md, "Figures behind the code"). Each caller builds its rows from the arrays as
+ * object literals: generic objects keyed column by column cost as much again. A REAL column
+ * arrives as text (see `real`). The rows come in no particular order. Same bindings as `inner`.
  */
 export function jsonRowsSql<Column extends string>(inner: string, shape: JsonRowsShape<Column>): string {
   const real = new Set<string>(shape.real ?? []);
@@ -26,21 +28,4 @@ export function jsonRowsSql<Column extends string>(inner: string, shape: JsonRow
       : quoteIdentifier(column),
   );
   return `SELECT json_group_array(json_array(${values.join(', ')})) AS rows FROM (${inner})`;
-}
-
-/** The rows of a `jsonRowsSql` statement's one result (`rows`), as objects keyed by column. */
-export function parseJsonRows<Column extends string>(
-  rows: string | undefined,
-  shape: JsonRowsShape<Column>,
-): Record<Column, unknown>[] {
-  const real = new Set<Column>(shape.real ?? []);
-  const arrays = JSON.parse(rows ?? '[]') as unknown[][];
-  return arrays.map((array) => {
-    const row = {} as Record<Column, unknown>;
-    shape.columns.forEach((column, index) => {
-      const value = array[index];
-      row[column] = real.has(column) && typeof value === 'string' ? Number(value) : value;
-    });
-    return row;
-  });
 }

@@ -1,7 +1,7 @@
 import { dialectOf, num, numOrNull, type Queryable } from './db-types';
 import type { Knex } from 'knex';
 import { sqliteObjectsViaJson, type JsonField, type JsonObjects } from '../db/sqlite-json-objects';
-import { jsonRowsSql, parseJsonRows, type JsonRowsShape } from '../db/sqlite-json-rows';
+import { jsonRowsSql, type JsonRowsShape } from '../db/sqlite-json-rows';
 import type { WriteBatch } from '../db/write-batch';
 
 /**
@@ -129,6 +129,26 @@ const STATE_SHAPE = {
   real: ['rssi'],
 } as const satisfies JsonRowsShape<keyof StateRow>;
 
+/** Where a `STATE_SHAPE` array holds the dedup key (the last counted time follows it). */
+const STATE_DEDUP_KEY = INVENTORY_COLUMNS.length;
+
+/**
+ * An inventory row from a `STATE_SHAPE` array (`INVENTORY_COLUMN` order), as one object literal:
+ * generic row objects built column by column cost twice the `JSON.parse` (docs/decisions.md).
+ * `rssi` is a REAL, so it travels as 17-digit text (`jsonRowsSql`).
+ */
+const stateInventoryRow = (v: unknown[]): InventoryRow => ({
+  epc: v[0] as string,
+  epcUri: v[1] as string,
+  tid: v[2] as string | null,
+  readerId: v[3] as string,
+  antenna: numOrNull(v[4]),
+  rssi: numOrNull(v[5]),
+  firstSeen: num(v[6]),
+  lastSeen: num(v[7]),
+  readCount: num(v[8]),
+});
+
 /** `loadState` on SQLite; bindings: endpoint id, EPCs as a JSON array, endpoint id, dedup keys as a JSON array. */
 const SQLITE_STATE_SQL = jsonRowsSql(
   `SELECT ${INVENTORY_COLUMNS.join(', ')}, NULL AS dedup_key, NULL AS last_counted FROM tag_inventory` +
@@ -191,7 +211,11 @@ export const inventoryRepo = {
         endpointId,
         JSON.stringify(keys),
       ]);
-      take(parseJsonRows(result?.rows, STATE_SHAPE) as StateRow[]);
+      for (const values of JSON.parse(result?.rows ?? '[]') as unknown[][]) {
+        const key = values[STATE_DEDUP_KEY];
+        if (typeof key === 'string') lastCounted.set(key, num(values[STATE_DEDUP_KEY + 1]));
+        else inventory.push(stateInventoryRow(values));
+      }
       return { inventory, lastCounted };
     }
     const none = (column: string) => tx.sql.raw(`NULL AS ??`, [column]);
