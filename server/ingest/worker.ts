@@ -72,7 +72,7 @@ export class Worker {
 
   private async run(): Promise<void> {
     while (this.running) {
-      let more = false;
+      let more: boolean;
       // Full batches back to back while work is queued, whatever else is arriving (IngestLoad).
       const limit = this.deps.load.workerBatch;
       const startedAt = performance.now();
@@ -85,8 +85,11 @@ export class Worker {
         // All of the batch goes to the group commit at once, so it shares transactions.
         this.unavailableIn = 0;
         await Promise.all(rows.map((row) => this.processOne(row)));
-        this.deps.load.recordBatch(rows.length, performance.now() - startedAt, more);
+        // The rate is events per second: a batch cut by bytes (large events) would understate it.
+        this.deps.load.recordBatch(rows.length, performance.now() - startedAt, rows.length === limit);
       } catch (error) {
+        // A failed pass waits like an empty one rather than claiming the same events at once.
+        more = false;
         this.deps.logger.warn('worker pass failed', { error: error instanceof Error ? error.message : String(error) });
       }
       if (this.unavailableIn > 0) {

@@ -77,7 +77,7 @@ afterAll(async () => {
 
 describe('the worker claims queued events', () => {
   it('only due, unleased, queued ones, oldest first, up to the limit, with every stored field', async () => {
-    const due = [queued(), queued({ attempts: 2 }), queued(), queued()];
+    const due = [queued(), queued({ attempts: 2, parent_id: '01JCLAIMPARENT00000000000000' }), queued(), queued()];
     await store([
       ...[...due].reverse(),
       queued({ next_attempt_at: NOW + 5000 }),
