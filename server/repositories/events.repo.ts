@@ -131,6 +131,9 @@ export interface ClaimedBatch {
   cut: boolean;
 }
 
+/** Claimed events in the order the worker applies them: ids sort by time. */
+const oldestFirst = (a: EventRow, b: EventRow): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 const checkedClaim = ({ limit, maxBytes }: Claim): void => {
   for (const value of [limit, maxBytes])
     if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`invalid claim bound ${String(value)}`);
@@ -212,7 +215,7 @@ export const eventsRepo = {
     );
     const rows = (JSON.parse(result?.rows ?? '[]') as unknown[][]).map(queuedRow);
     // json_group_array promises no order; the worker applies a batch oldest first.
-    rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    rows.sort(oldestFirst);
     return { rows, cut: (result?.due_count ?? 0) > rows.length };
   },
 
@@ -356,7 +359,7 @@ export const eventWrites = {
       .update({ lease_owner: claim.owner, lease_until: claim.now + claim.leaseMs })
       .returning<(EventRow & { due_count: unknown })[]>(['*', db.raw('(SELECT count(*) FROM due) AS due_count')]);
     return {
-      rows: rows.map(({ due_count: _count, ...row }) => normalizeEventRow(row)).sort((a, b) => (a.id < b.id ? -1 : 1)),
+      rows: rows.map(({ due_count: _count, ...row }) => normalizeEventRow(row)).sort(oldestFirst),
       cut: num(rows[0]?.due_count ?? 0) > rows.length,
     };
   },
