@@ -81,7 +81,6 @@ export type Verification<P> =
 async function refuseUnreserved(attempt: Attempt): Promise<Verification<never> | null> {
   const reservation = await attempt.reserve();
   if (reservation === 'locked') return { ok: false, code: 'too_many_failures', retryAfter: attempt.retryAfter() };
-  if (reservation === 'exhausted') return { ok: false, code: 'credentials_invalid' };
   return null;
 }
 
@@ -109,35 +108,34 @@ export class CredentialVerifier {
     });
   }
 
-  /** Basic credentials of an external user (data routes). */
+  /**
+   * Basic credentials of an external user (data routes). A header verified in the last minute is
+   * answered from the cache (a success: it cannot add a failure, and the caller has already
+   * refused a locked-out source); any other check takes a lockout slot first.
+   */
   async verifyExternal(
     credential: { username: string; password: string; header: string },
     attempt: Attempt,
   ): Promise<Verification<DirectoryExternalUser>> {
-    const directory = await this.deps.directory.get();
-    const user = directory.externalUsersByName.get(nameKey(credential.username));
     const cacheKey = sha256Hex(credential.header);
-    const cached = this.basicCache.get(cacheKey);
-    if (user && cached && cached.expiresAt > this.deps.now() && safeEqual(cached.passwordHash, user.passwordHash)) {
-      return { ok: true, principal: user };
-    }
+    const cachedUser = await this.cachedExternal(credential.username, cacheKey);
+    if (cachedUser) return { ok: true, principal: cachedUser };
+    // Every request takes its own slot, even one that rides on a check already running: each
+    // failure counts, and attempts past the limit wait and then answer 429 (SPEC §13).
+    const refused = await refuseUnreserved(attempt);
+    if (refused) return refused;
+    // While this request waited for its slot, a parallel one may have verified the same header.
+    const verifiedMeanwhile = await this.cachedExternal(credential.username, cacheKey);
+    if (verifiedMeanwhile) return { ok: true, principal: verifiedMeanwhile };
+    const user = (await this.deps.directory.get()).externalUsersByName.get(nameKey(credential.username));
     // Concurrent misses for one header (a reader's parallel connections, at its first request or
     // when the entry expires) share one bcrypt run instead of each paying a full bcrypt's CPU: a
     // herd of them stalled every request behind it (figures: docs/decisions.md, "Figures behind
     // the code"). Keyed by the stored hash too, so after a password change nobody rides on a
-    // check against the old one. Only the run's starter takes a
-    // lockout slot: the others verify nothing themselves (a failure still counts for each).
+    // check against the old one.
     const flightKey = `${cacheKey}:${user?.passwordHash ?? 'unknown'}`;
     let check = this.basicInFlight.get(flightKey);
     if (!check) {
-      const refused = await refuseUnreserved(attempt);
-      if (refused) return refused;
-      check = this.basicInFlight.get(flightKey);
-    }
-    if (check) {
-      // Started by another request meanwhile: ride on it, without a slot of our own.
-      attempt.done();
-    } else {
       const storedHash = user?.passwordHash;
       check = (async () => verifyPassword(credential.password, storedHash ?? (await this.dummyHash())))().finally(() =>
         this.basicInFlight.delete(flightKey),
@@ -153,6 +151,14 @@ export class CredentialVerifier {
       expiresAt: this.deps.now() + BASIC_CACHE_TTL_MS,
     });
     return { ok: true, principal: user };
+  }
+
+  /** The external user a Basic header was verified for in the last minute, if its hash is unchanged. */
+  private async cachedExternal(username: string, cacheKey: string): Promise<DirectoryExternalUser | null> {
+    const cached = this.basicCache.get(cacheKey);
+    if (!cached || cached.expiresAt <= this.deps.now()) return null;
+    const user = (await this.deps.directory.get()).externalUsersByName.get(nameKey(username));
+    return user && safeEqual(cached.passwordHash, user.passwordHash) ? user : null;
   }
 
   /** A dashboard user's password (/token): never cached, logins are rare. Disabled users fail. */

@@ -16,6 +16,20 @@ export function assertNotLockedOut(attempt: Attempt): void {
   if (retryAfter > 0) throw lockedOut(retryAfter);
 }
 
+/**
+ * The refusal of a presented credential that failed: counted towards the lockout, and 401, or
+ * 429 when the lockout was already in effect before this failure (a check that ran in parallel
+ * with the failures that locked it, SPEC §13).
+ */
+export function failedAuthentication(
+  attempt: Attempt,
+  code: 'credentials_invalid' | 'token_expired',
+  realm: Realm | null,
+): AppError {
+  const lockedFor = attempt.fail();
+  return lockedFor > 0 ? lockedOut(lockedFor) : authRefusal(code, realm);
+}
+
 /** The 401s and 403 of the auth matrix, with the challenge header where SPEC asks for one. */
 export function authRefusal(
   code: 'credentials_missing' | 'credentials_invalid' | 'token_expired' | 'forbidden',

@@ -15,7 +15,7 @@ export interface AttemptSource {
 }
 
 /** What a request may do before it verifies a password (see `Attempt.reserve`). */
-export type Reservation = 'reserved' | 'locked' | 'exhausted';
+export type Reservation = 'reserved' | 'locked';
 
 /**
  * Brute-force protection (SPEC §4, §10, §13): failed authentications are counted in sliding
@@ -23,10 +23,16 @@ export type Reservation = 'reserved' | 'locked' | 'exhausted';
  * user). Past `limit`, every request from that IP or for that username is refused with 429 until
  * enough failures have aged out of the window.
  *
+ * A counter holding `limit` failures does not lock yet: the next attempt is still checked, and
+ * only its failure (the one past the limit, answered 401) locks (SPEC §10).
+ *
  * Concurrency: a password check takes a slot in both counters *before* it runs (`reserve`) and
  * gives it back on success, so parallel guesses cannot all pass the check while their bcrypt
- * runs: at most `limit` failed verifications per window, whatever arrives at once. Counters are
- * per process (see docs/decisions.md for several instances).
+ * runs: at most `limit + 1` failed verifications per window (the last one being the failure
+ * past the limit), whatever arrives at once; the rest wait for the checks in flight and then
+ * answer 429. Token checks (no password) take no slot: a failure recorded once the counter is
+ * already past the limit answers 429 instead (`Attempt.fail`). Counters are per process (see
+ * docs/decisions.md for several instances).
  */
 export class Lockout {
   private readonly failures = new Map<string, number[]>();
@@ -62,33 +68,31 @@ export class Lockout {
 
   /**
    * @internal Counts a failure, and logs it (SPEC §4: who and from where, never the secret), with
-   * a second line when it locks the address or the username out.
+   * a second line when it locks the address or the username out. Answers the lockout already in
+   * effect before this failure, in seconds (0 when this failure is answered 401).
    */
-  fail(keys: string[], source: AttemptSource): void {
+  fail(keys: string[], source: AttemptSource): number {
     const now = this.now();
-    const wasLocked = this.waitFor(keys) > 0;
+    const lockedBefore = this.waitFor(keys);
     for (const key of keys) this.push(key, now);
     const who = { sourceIp: source.ip, username: source.username ?? null, userKind: source.space };
     this.logger?.warn('authentication failed', who);
     const retryAfter = this.waitFor(keys);
-    if (!wasLocked && retryAfter > 0) this.logger?.warn('authentication locked out', { ...who, retryAfter });
+    if (lockedBefore === 0 && retryAfter > 0) this.logger?.warn('authentication locked out', { ...who, retryAfter });
+    return lockedBefore;
   }
 
   /**
    * @internal Takes a slot for one password check. `busy`: the slots left are all taken by checks
    * in flight; wait for one to settle (`settled`) and ask again, since each may yet succeed.
    */
-  reserve(keys: string[], source: AttemptSource): Reservation | 'busy' {
+  reserve(keys: string[]): Reservation | 'busy' {
     if (this.waitFor(keys) > 0) return 'locked';
     const now = this.now();
     const limit = this.limit();
-    // At the limit: no more checks. This attempt is the failure that takes the counter past the
-    // limit (401, SPEC §10) without a password being verified.
-    if (keys.some((key) => this.prune(key, now).length >= limit)) {
-      this.fail(keys, source);
-      return 'exhausted';
-    }
-    if (keys.some((key) => this.prune(key, now).length + (this.reserved.get(key) ?? 0) >= limit)) return 'busy';
+    // A check may start while the failures and the checks in flight stay within `limit + 1`: if
+    // every one of them fails, the last is the failure past the limit (401), never one more.
+    if (keys.some((key) => this.prune(key, now).length + (this.reserved.get(key) ?? 0) > limit)) return 'busy';
     for (const key of keys) this.reserved.set(key, (this.reserved.get(key) ?? 0) + 1);
     return 'reserved';
   }
@@ -171,24 +175,27 @@ export class Attempt {
 
   /** Waits while the counters' last slots are held by checks in flight (they may succeed). */
   async reserve(): Promise<Reservation> {
-    if (this.slot || this.failed) return this.failed ? 'exhausted' : 'reserved';
+    if (this.slot) return 'reserved';
     for (;;) {
-      const reservation = this.lockout.reserve(this.keys, this.source);
+      const reservation = this.lockout.reserve(this.keys);
       if (reservation === 'busy') {
         await this.lockout.settled();
         continue;
       }
       if (reservation === 'reserved') this.slot = true;
-      if (reservation === 'exhausted') this.failed = true;
       return reservation;
     }
   }
 
-  fail(): void {
-    if (this.failed) return;
+  /**
+   * Counts this attempt's failure. Answers the seconds of a lockout that was already in effect
+   * before it (the answer is then 429, SPEC §13), or 0: this failure is answered 401.
+   */
+  fail(): number {
+    if (this.failed) return this.retryAfter();
     this.failed = true;
     this.done();
-    this.lockout.fail(this.keys, this.source);
+    return this.lockout.fail(this.keys, this.source);
   }
 
   done(): void {

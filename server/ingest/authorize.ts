@@ -4,7 +4,7 @@ import {
   type PresentedCredential,
   type Principal,
 } from '../auth/credentials';
-import { assertNotLockedOut, authRefusal, lockedOut } from '../auth/guard';
+import { assertNotLockedOut, authRefusal, failedAuthentication, lockedOut } from '../auth/guard';
 import type { Attempt, Lockout } from '../auth/lockout';
 import type { LiveRoute } from './route-table';
 
@@ -48,8 +48,7 @@ async function authorizeCredential(
 ): Promise<Principal> {
   const refuse = (code: 'credentials_invalid' | 'token_expired' | 'too_many_failures', retryAfter = 0): never => {
     if (code === 'too_many_failures') throw lockedOut(retryAfter);
-    attempt.fail();
-    throw authRefusal(code, realm);
+    throw failedAuthentication(attempt, code, realm);
   };
 
   if (live.route.authType === 'basic') {

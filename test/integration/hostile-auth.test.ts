@@ -30,6 +30,7 @@ beforeAll(async () => {
     baseRoutePath: 'h',
     routes: [
       { name: 'basicin', eventType: 'AllData', requestType: 'HttpPost', authType: 'basic' },
+      { name: 'oauthin', eventType: 'AllData', requestType: 'HttpPost', authType: 'OAuth2', roles: ['reader'] },
       { name: 'anyin', eventType: 'AllData', requestType: 'HttpPost', authType: 'noauth' },
       { name: 'anyasync', eventType: 'AllData', requestType: 'HttpPost', authType: 'noauth', async: true },
       { name: 'anyout', eventType: 'AllData', requestType: 'HttpGet', authType: 'noauth' },
@@ -74,11 +75,13 @@ describe('lockout under concurrency (issue 21.1)', () => {
     const answers = await Promise.all(Array.from({ length: 150 }, (_, i) => tokenRequest('victim', `wrong-${i}`)));
     const statuses = answers.map((answer) => answer.status);
     expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
-    expect(passwordChecks.count - before).toBeLessThanOrEqual(10);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(11);
+    // The limit's ten failures and the one past it: never more.
+    expect(passwordChecks.count - before).toBeLessThanOrEqual(11);
     const right = await tokenRequest('victim', 'victim-password');
     expect(right.status).toBe(429);
     expect((await json(right)).code).toBe('too_many_failures');
-    expect(passwordChecks.count - before).toBeLessThanOrEqual(10);
+    expect(passwordChecks.count - before).toBeLessThanOrEqual(11);
   });
 
   it('120 parallel Basic guesses on a data route: at most the limit verified, then the right one is 429', async () => {
@@ -86,8 +89,74 @@ describe('lockout under concurrency (issue 21.1)', () => {
     const before = passwordChecks.count;
     const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => postBasic(basic('scanner', `wrong-${i}`))));
     expect(answers.filter((answer) => answer.status !== 401 && answer.status !== 429)).toEqual([]);
-    expect(passwordChecks.count - before).toBeLessThanOrEqual(10);
+    expect(answers.filter((answer) => answer.status === 401)).toHaveLength(11);
+    expect(passwordChecks.count - before).toBeLessThanOrEqual(11);
     expect((await postBasic(basic('scanner', 'scanner-pass'))).status).toBe(429);
+  });
+
+  it('100 parallel identical wrong Basic headers share one bcrypt yet answer 11 × 401 and 89 × 429 (issue 38.2)', async () => {
+    await gw.admin('PUT', '/settings', { authFailureLimit: 10 });
+    const before = passwordChecks.count;
+    const answers = await Promise.all(Array.from({ length: 100 }, () => postBasic(basic('scanner', 'the-same-guess'))));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array<number>(11).fill(401), ...Array<number>(89).fill(429)]);
+    expect(passwordChecks.count - before).toBeLessThanOrEqual(11);
+  });
+
+  it('100 parallel bogus admin bearers answer 11 × 401 and 89 × 429 (issue 38.2)', async () => {
+    await gw.admin('PUT', '/settings', { authFailureLimit: 10 });
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        fetch(`${gw.base}/_admin/api/settings`, { headers: { authorization: `Bearer gwbt_bogus${i}` } }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array<number>(11).fill(401), ...Array<number>(89).fill(429)]);
+  });
+
+  it('100 parallel unknown access tokens on an OAuth2 route answer 11 × 401 and 89 × 429 (issue 38.2)', async () => {
+    await gw.admin('PUT', '/settings', { authFailureLimit: 10 });
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        fetch(`${gw.base}/h/oauthin`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `gwat_unknown${i}` },
+          body: '{}',
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([...Array<number>(11).fill(401), ...Array<number>(89).fill(429)]);
+  });
+});
+
+describe('the lockout edge (issue 38.1, SPEC §10)', () => {
+  it('/token: the right password after exactly authFailureLimit failures is accepted; one more failure locks', async () => {
+    await gw.admin('PUT', '/settings', { authFailureLimit: 10 });
+    for (let i = 0; i < 10; i++) expect((await tokenRequest('victim', `wrong-${i}`)).status).toBe(401);
+    expect((await tokenRequest('victim', 'victim-password')).status).toBe(200);
+    expect((await tokenRequest('victim', 'wrong-past')).status).toBe(401);
+    const locked = await tokenRequest('victim', 'victim-password');
+    expect(locked.status).toBe(429);
+    expect((await json(locked)).code).toBe('too_many_failures');
+  });
+
+  it('a Basic route with a cold cache: the right password after the limit is accepted, then 401 and 429', async () => {
+    await gw.admin('PUT', '/settings', { authFailureLimit: 10 });
+    // A change to the external users drops the cache of verified headers.
+    await gw.admin('POST', '/external-users', { username: 'edge', password: 'edge-password', routes: ['basicin'] });
+    for (let i = 0; i < 10; i++) expect((await postBasic(basic('edge', `wrong-${i}`))).status).toBe(401);
+    expect((await postBasic(basic('edge', 'edge-password'))).status).toBe(200);
+    expect((await postBasic(basic('edge', 'wrong-past'))).status).toBe(401);
+    expect((await postBasic(basic('edge', 'edge-password'))).status).toBe(429);
+  });
+
+  it('a cached Basic header does not ride through a lockout', async () => {
+    await gw.admin('PUT', '/settings', { authFailureLimit: 3 });
+    await gw.admin('POST', '/external-users', { username: 'cached', password: 'cached-password', routes: ['basicin'] });
+    expect((await postBasic(basic('cached', 'cached-password'))).status).toBe(200); // now cached
+    for (let i = 0; i < 4; i++) expect((await postBasic(basic('cached', `wrong-${i}`))).status).toBe(401);
+    expect((await postBasic(basic('cached', 'cached-password'))).status).toBe(429);
   });
 
   it('a success gives its slot back: the right password in parallel with itself is never refused', async () => {

@@ -24,26 +24,51 @@ describe('Lockout', () => {
     expect(lockout.retryAfter({ ip: '10.0.0.9', username: 'shared', space: 'external' })).toBe(0);
   });
 
-  it('reserves a slot per check: parallel checks beyond the limit wait, then answer without a check', async () => {
+  it('reserves a slot per check: parallel checks beyond limit + 1 wait, then answer locked', async () => {
     const lockout = new Lockout(
       () => 2,
       () => 1_000_000,
     );
     const source = { ip: '10.0.0.1', username: 'u', space: 'external' as const };
-    const first = lockout.attempt(source);
-    const second = lockout.attempt(source);
-    expect(await first.reserve()).toBe('reserved');
-    expect(await second.reserve()).toBe('reserved');
-    const third = lockout.attempt(source);
+    const checks = [lockout.attempt(source), lockout.attempt(source), lockout.attempt(source)];
+    for (const check of checks) expect(await check.reserve()).toBe('reserved');
+    const fourth = lockout.attempt(source);
     let settled: string | null = null;
-    const waiting = third.reserve().then((reservation) => (settled = reservation));
+    const waiting = fourth.reserve().then((reservation) => (settled = reservation));
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(settled).toBeNull(); // both slots are being checked: it waits
-    first.fail();
-    second.fail();
-    // Two failures: no slot left, so the third is the failure that takes the counter past the limit.
-    expect(await waiting).toBe('exhausted');
+    expect(settled).toBeNull(); // limit + 1 slots are being checked: it waits
+    // The first two failures reach the limit, the third takes the counter past it: all three 401.
+    expect(checks.map((check) => check.fail())).toEqual([0, 0, 0]);
+    expect(await waiting).toBe('locked');
     expect(await lockout.attempt(source).reserve()).toBe('locked');
+  });
+
+  it('a counter at the limit is not locked: the next attempt is still checked (SPEC §10)', async () => {
+    const lockout = new Lockout(
+      () => 2,
+      () => 1_000_000,
+    );
+    const source = { ip: '10.0.0.1', username: 'u', space: 'user' as const };
+    lockout.recordFailure(source);
+    lockout.recordFailure(source);
+    expect(lockout.retryAfter(source)).toBe(0);
+    const check = lockout.attempt(source);
+    expect(await check.reserve()).toBe('reserved');
+    check.done(); // the right password
+    expect(lockout.retryAfter(source)).toBe(0);
+  });
+
+  it('a failure recorded once the counter is past the limit reports the lockout (answered 429)', () => {
+    const lockout = new Lockout(
+      () => 1,
+      () => 1_000_000,
+    );
+    const source = { ip: '10.0.0.1', space: 'user' as const };
+    // Token checks take no slot: three run in parallel and fail one after another.
+    const attempts = [lockout.attempt(source), lockout.attempt(source), lockout.attempt(source)];
+    const lockedFor = attempts.map((attempt) => attempt.fail());
+    expect(lockedFor.slice(0, 2)).toEqual([0, 0]);
+    expect(lockedFor[2]).toBeGreaterThan(0);
   });
 
   it('a success gives its slot back', async () => {

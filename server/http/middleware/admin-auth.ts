@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { parseAuthorization, type CredentialVerifier } from '../../auth/credentials';
-import { assertNotLockedOut, authRefusal } from '../../auth/guard';
+import { assertNotLockedOut, authRefusal, failedAuthentication } from '../../auth/guard';
 import type { Lockout } from '../../auth/lockout';
 import { ADMIN_ROLE } from '../../services/roles.service';
 
@@ -18,12 +18,10 @@ export function adminAuth(deps: { verifier: CredentialVerifier; lockout: Lockout
     const attempt = deps.lockout.attempt({ ip, username, space: 'user' });
     assertNotLockedOut(attempt);
     if (!credential) throw authRefusal('credentials_missing', 'Bearer');
-    // Only bearer tokens are checked here (no password): nothing to reserve before the lookup.
+    // Only bearer tokens are checked here (no password): no slot to reserve before the lookup.
     const verification = credential.scheme === 'bearer' ? await deps.verifier.verifyBearer(credential.token) : null;
-    if (!verification || !verification.ok) {
-      attempt.fail();
-      throw authRefusal(verification?.code ?? 'credentials_invalid', 'Bearer');
-    }
+    if (!verification || !verification.ok)
+      throw failedAuthentication(attempt, verification?.code ?? 'credentials_invalid', 'Bearer');
     if (!verification.principal.roles.has(ADMIN_ROLE)) throw authRefusal('forbidden', null);
     ctx.state.actor = `user:${verification.principal.username}`;
     await next();

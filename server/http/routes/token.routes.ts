@@ -78,7 +78,8 @@ export function tokenHandler(deps: { verifier: CredentialVerifier; lockout: Lock
       const verification = await deps.verifier.verifyUserPassword(userName, password, attempt);
       if (!verification.ok) {
         if (verification.code === 'too_many_failures') throw lockedOut(verification.retryAfter);
-        attempt.fail();
+        const lockedFor = attempt.fail();
+        if (lockedFor > 0) throw lockedOut(lockedFor);
         throw oauthError('credentials_invalid', 'invalid_grant', 'Unknown user, wrong password or disabled account');
       }
       ctx.body = await deps.sessions.issue(verification.principal);
