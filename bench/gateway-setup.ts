@@ -1,6 +1,6 @@
 import { ADMIN_PASSWORD } from './children';
 
-/** Group-commit counters from `GET /_health` (see server/ingest/group-commit.ts). */
+/** Group-commit counters from `GET /_health` (see server/intake/commit/group-commit.ts). */
 export interface CommitStats {
   flushes: number;
   events: number;

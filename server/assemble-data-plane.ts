@@ -9,17 +9,18 @@ import { createWriter } from './db/writer';
 import { DeliveryEngine } from './delivery/delivery-engine';
 import { DeliveryLedger } from './delivery/ledger';
 import { Outbox } from './delivery/outbox';
-import { GroupCommit, sumStats } from './ingest/group-commit';
-import { Housekeeping } from './ingest/housekeeping';
-import { Idempotency } from './ingest/idempotency';
-import { IngestLoad } from './ingest/ingest-load';
-import { QueueDepth } from './ingest/queue-depth';
-import { LiveRoutes } from './ingest/route-table';
-import { EventProcessing } from './ingest/event-processing';
-import { QueuedPath } from './ingest/queued-path';
-import { SyncPath } from './ingest/sync-path';
-import { Worker } from './ingest/worker';
-import { healthAnswer } from './ingest/write-health';
+import { GroupCommit, sumStats } from './intake/commit/group-commit';
+import { Housekeeping } from './intake/housekeeping';
+import { Idempotency } from './intake/idempotency';
+import { IngestLoad } from './intake/commit/ingest-load';
+import { QueueDepth } from './intake/commit/queue-depth';
+import { LiveRoutes } from './intake/route-table';
+import { EventProcessing } from './intake/processing/event-processing';
+import { QueuedPath } from './intake/processing/queued-path';
+import { SyncPath } from './intake/processing/sync-path';
+import { Worker } from './intake/processing/worker';
+import { healthAnswer } from './intake/commit/write-health';
+import { Intake } from './intake/intake';
 import type { Logger } from './logger';
 import { IngestCounters } from './metrics/ingest-counters';
 import { eventsRepo } from './repositories/events.repo';
@@ -84,13 +85,11 @@ export async function assembleDataPlane(base: {
     load,
     logger,
     now,
-    lenientFor: (routeId) => {
-      const table = routes.get();
-      if (table instanceof Promise) return false;
-      for (const live of table.values()) if (live.route.id === routeId) return live.route.epcisLenient;
-      return false;
-    },
+    // The route as it is now, waiting while the table reloads after a change: answering `false`
+    // then would validate a lenient route's event strictly and reject it for good (issue 38.10).
+    lenientFor: async (routeId) => (await routes.byId(routeId))?.route.epcisLenient ?? false,
   });
+  const intake = new Intake({ settings, sync, queued, idempotency, load, worker, logger, now });
   await worker.start(base.processQueue);
   await delivery.start(base.processQueue);
   // Several instances on one PostgreSQL database: share configuration changes and queue depth.
@@ -131,10 +130,8 @@ export async function assembleDataPlane(base: {
         commitStats,
       }),
     counters,
-    sync,
-    queued,
+    intake,
     snapshots: new ReadRounds(),
-    idempotency,
     worker,
     delivery,
     housekeeping,

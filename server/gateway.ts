@@ -11,9 +11,9 @@ import { createApp } from './http/app';
 import { HostAllowList, namesOfUrls } from './http/middleware/host-allow-list';
 import { createLogger, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
-import { dataPlane } from './ingest/data-plane';
-import type { Housekeeping } from './ingest/housekeeping';
-import type { GroupCommit } from './ingest/group-commit';
+import { dataPlane } from './http/data-plane/data-plane';
+import type { Housekeeping } from './intake/housekeeping';
+import type { GroupCommit } from './intake/commit/group-commit';
 import { assembleDataPlane } from './assemble-data-plane';
 import { createAccessTokensService } from './services/access-tokens.service';
 import { createAuditService } from './services/audit.service';
@@ -157,7 +157,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       httpsRedirectPort: () => runtime.httpsRedirectPort,
       certificatePem: () => options.tls?.current()?.certificatePem ?? null,
     },
-    dataPlane: dataPlane({ db, verifier, lockout, settings, logger, now, ...plane }),
+    dataPlane: dataPlane({ db, verifier, lockout, settings, logger, ...plane }),
     health: plane.health,
   });
 

@@ -28,46 +28,22 @@ export function principalName(principal: Principal): string {
   }
 }
 
-export type PresentedCredential =
-  | { scheme: 'basic'; username: string; password: string; header: string }
-  | { scheme: 'bearer'; token: string }
-  /** `Authorization: <access token>`: the value alone, as the source describes access tokens. */
-  | { scheme: 'raw'; token: string }
-  | { scheme: 'malformed' };
-
-/** Splits an Authorization header; null when there is none. */
-export function parseAuthorization(header: string | undefined): PresentedCredential | null {
-  if (header === undefined || header.trim() === '') return null;
-  const value = header.trim();
-  const space = value.indexOf(' ');
-  const scheme = space === -1 ? '' : value.slice(0, space).toLowerCase();
-  const rest = space === -1 ? '' : value.slice(space + 1).trim();
-  if (scheme === 'basic') {
-    // Strict base64 (RFC 7617 → RFC 4648 §4): Node's decoder skips anything it does not know, so
-    // `a!b`, a missing pad or trailing junk would otherwise still name a user.
-    if (!isCanonicalBase64(rest)) return { scheme: 'malformed' };
-    const decoded = Buffer.from(rest, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 1) return { scheme: 'malformed' };
-    return { scheme: 'basic', username: decoded.slice(0, colon), password: decoded.slice(colon + 1), header: value };
-  }
-  if (scheme === 'bearer') return rest ? { scheme: 'bearer', token: rest } : { scheme: 'malformed' };
-  if (space === -1) return { scheme: 'raw', token: value };
-  return { scheme: 'malformed' };
-}
+/**
+ * A credential as presented, whatever carried it (SPEC §4, §15): an HTTP `Authorization` header
+ * and an MQTT CONNECT's username and password both map onto it.
+ * - `token`: a `gwbt_` bearer token or a `gwat_` access token; `bearer` tells whether it came
+ *   after `Bearer ` (HTTP), which a bearer token must (an access token may come alone).
+ * - `malformed`: something was presented that names nobody (counts as a failure).
+ */
+export type Credential =
+  | { kind: 'none' }
+  | { kind: 'basic'; username: string; password: string }
+  | { kind: 'token'; value: string; bearer: boolean }
+  | { kind: 'malformed' };
 
 /** A token check: no password, so the lockout never stops it (it only counts its failures). */
 export type TokenVerification<P> =
   { ok: true; principal: P } | { ok: false; code: 'credentials_invalid' | 'token_expired' };
-
-/** Whether `text` is base64 exactly as an encoder writes it (alphabet, padding, no stray bits). */
-function isCanonicalBase64(text: string): boolean {
-  return (
-    text.length % 4 === 0 &&
-    /^[A-Za-z0-9+/]*={0,2}$/.test(text) &&
-    Buffer.from(text, 'base64').toString('base64') === text
-  );
-}
 
 export type Verification<P> =
   | TokenVerification<P>
@@ -89,7 +65,7 @@ const CACHE_LIMIT = 10_000;
 
 /**
  * Verifies presented credentials against the in-memory directory. bcrypt runs only on a cache
- * miss: verified Basic headers are remembered (by SHA-256 of the header) for a minute, and every
+ * miss: verified Basic credentials are remembered (by SHA-256 of the pair) for a minute, and every
  * cache is dropped the moment users, external users or tokens change.
  */
 export class CredentialVerifier {
@@ -109,26 +85,27 @@ export class CredentialVerifier {
   }
 
   /**
-   * Basic credentials of an external user (data routes). A header verified in the last minute is
-   * answered from the cache (a success: it cannot add a failure, and the caller has already
+   * Basic credentials of an external user (data routes). A username and password verified in the last
+   * minute are answered from the cache (a success: it cannot add a failure, and the caller has already
    * refused a locked-out source); any other check takes a lockout slot first.
    */
   async verifyExternal(
-    credential: { username: string; password: string; header: string },
+    credential: { username: string; password: string },
     attempt: Attempt,
   ): Promise<Verification<DirectoryExternalUser>> {
-    const cacheKey = sha256Hex(credential.header);
+    // The pair as one string: a colon cannot end a username, so no two pairs share a key.
+    const cacheKey = sha256Hex(`${credential.username}:${credential.password}`);
     const cachedUser = await this.cachedExternal(credential.username, cacheKey);
     if (cachedUser) return { ok: true, principal: cachedUser };
     // Every request takes its own slot, even one that rides on a check already running: each
     // failure counts, and attempts past the limit wait and then answer 429 (SPEC §13).
     const refused = await refuseUnreserved(attempt);
     if (refused) return refused;
-    // While this request waited for its slot, a parallel one may have verified the same header.
+    // While this request waited for its slot, a parallel one may have verified the same pair.
     const verifiedMeanwhile = await this.cachedExternal(credential.username, cacheKey);
     if (verifiedMeanwhile) return { ok: true, principal: verifiedMeanwhile };
     const user = (await this.deps.directory.get()).externalUsersByName.get(nameKey(credential.username));
-    // Concurrent misses for one header (a reader's parallel connections, at its first request or
+    // Concurrent misses for one pair (a reader's parallel connections, at its first request or
     // when the entry expires) share one bcrypt run instead of each paying a full bcrypt's CPU: a
     // herd of them stalled every request behind it (figures: docs/decisions.md, "Figures behind
     // the code"). Keyed by the stored hash too, so after a password change nobody rides on a
@@ -153,7 +130,7 @@ export class CredentialVerifier {
     return { ok: true, principal: user };
   }
 
-  /** The external user a Basic header was verified for in the last minute, if its hash is unchanged. */
+  /** The external user a Basic pair was verified for in the last minute, if its hash is unchanged. */
   private async cachedExternal(username: string, cacheKey: string): Promise<DirectoryExternalUser | null> {
     const cached = this.basicCache.get(cacheKey);
     if (!cached || cached.expiresAt <= this.deps.now()) return null;
@@ -219,6 +196,34 @@ export class CredentialVerifier {
       this.expiryCache.set(key, instant);
     }
     return instant;
+  }
+
+  /**
+   * The principal a credential verified earlier stands for now, or null when it stopped being
+   * valid (a token deleted, regenerated or expired; a user disabled, deleted or given a new
+   * password). For clients that authenticate once and submit for long after (MQTT, SPEC §15):
+   * directory lookups and hashes, never bcrypt.
+   */
+  async stillValid(principal: Principal, credential: Credential): Promise<Principal | null> {
+    switch (principal.kind) {
+      case 'anonymous':
+        return principal;
+      case 'external': {
+        const user = (await this.deps.directory.get()).externalUsersByName.get(nameKey(principal.user.username));
+        const same = user && user.id === principal.user.id && user.passwordHash === principal.user.passwordHash;
+        return same && user.active ? { kind: 'external', user } : null;
+      }
+      case 'token': {
+        if (credential.kind !== 'token') return null;
+        const verified = await this.verifyAccessToken(credential.value);
+        return verified.ok ? { kind: 'token', ...verified.principal } : null;
+      }
+      case 'user': {
+        if (credential.kind !== 'token') return null;
+        const verified = await this.verifyBearer(credential.value);
+        return verified.ok ? { kind: 'user', user: verified.principal } : null;
+      }
+    }
   }
 
   /** Called by /token after issuing a session, so its first use needs no database read. */

@@ -31,6 +31,7 @@ export {
   type EventType,
   type PayloadType,
   type RequestType,
+  type Transport,
 } from './enums';
 
 type Of<K extends keyof typeof Schemas> = TypeOf<(typeof Schemas)[K]>;

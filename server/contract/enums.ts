@@ -31,6 +31,10 @@ export const PAYLOAD_TYPE_BY_EVENT_TYPE = {
 } as const satisfies Record<EventType, string>;
 export type PayloadType = (typeof PAYLOAD_TYPE_BY_EVENT_TYPE)[EventType];
 
+/** What carried an event to the gateway (SPEC §15). */
+export const TRANSPORTS = ['http', 'mqtt'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
 export const EVENT_STATUSES = ['queued', 'processed', 'rejected', 'failed'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 

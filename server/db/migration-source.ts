@@ -6,6 +6,7 @@ import * as inventoryPage from '../../migrations/20261123190000_inventory_page';
 import * as eventIndexTrim from '../../migrations/20261123210000_event_index_trim';
 import * as destinations from '../../migrations/20261125090000_destinations';
 import * as eventPageIndex from '../../migrations/20261125220000_event_page_index';
+import * as mqttIngestion from '../../migrations/20261127120000_mqtt_ingestion';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261123210000_event_index_trim', module: eventIndexTrim },
   { name: '20261125090000_destinations', module: destinations },
   { name: '20261125220000_event_page_index', module: eventPageIndex },
+  { name: '20261127120000_mqtt_ingestion', module: mqttIngestion },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

@@ -1,5 +1,5 @@
 import type { Settings } from '../contract/dto';
-import type { EventType, Page } from '../contract/dto';
+import type { EventType, Page, Transport } from '../contract/dto';
 import type { FieldError } from '../contract/errors';
 import type { WriteBatch } from '../db/write-batch';
 import type { Queryable } from '../repositories/db-types';
@@ -27,6 +27,11 @@ export interface EventMeta {
   principal: string;
   sourceIp: string;
   requestId: string;
+  transport: Transport;
+  /** The MQTT topic it was published to; null over HTTP. */
+  topic: string | null;
+  /** Names the reader when the payload names none (the MQTT client id); absent: the principal does. */
+  readerId?: string;
 }
 
 export interface StoreOutcome {

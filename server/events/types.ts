@@ -17,6 +17,8 @@ export type BodyParse = { ok: true; json: unknown } | { ok: false; message: stri
 export interface ReceiveContext {
   /** `external:<username>`, `user:<username>`, `token:<token name>` or `anonymous`. */
   principal: string;
+  /** The reader a read names when its payload names none: the MQTT client id, else the principal (SPEC §15). */
+  defaultReaderId: string;
   /** Milliseconds since the epoch at which the gateway received the request. */
   receivedAt: number;
   /** The gateway's time zone (setting `timeZone`): date-times sent without an offset are read in it. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isAwaitingContinue } from '../ingest/expect-continue';
+import { isAwaitingContinue } from './data-plane/expect-continue';
 
 /** After an early refusal, the rest of the body is read and discarded for at most this long… */
 export const DRAIN_MAX_MS = 5_000;

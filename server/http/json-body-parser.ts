@@ -1,9 +1,9 @@
 import type { Context, Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { AppError } from '../errors';
-import { payloadTooLarge } from '../ingest/request-body';
+import { payloadTooLarge } from './data-plane/request-body';
 import { MAX_JSON_DEPTH, jsonTooDeep } from '../json-depth';
-import { continueIfAwaited } from '../ingest/expect-continue';
+import { continueIfAwaited } from './data-plane/expect-continue';
 
 /**
  * A JSON body parser with the gateway's answers, for `/token` and the admin API (the data plane

@@ -6,7 +6,7 @@ import type Koa from 'koa';
 import { AppError } from '../errors';
 import { listenUrls } from '../net';
 import { answerBeforeUnreadBody } from './drain-unread-body';
-import { deferContinue } from '../ingest/expect-continue';
+import { deferContinue } from './data-plane/expect-continue';
 
 export interface RunningServer {
   server: Server;

@@ -1,6 +1,6 @@
 import type { Status } from '../contract/dto';
 import type { DestinationMetrics } from '../delivery/delivery-engine';
-import type { CommitStats } from '../ingest/group-commit';
+import type { CommitStats } from '../intake/commit/group-commit';
 import { renderExposition, type MetricFamily } from './exposition';
 import type { IngestCounters } from './ingest-counters';
 import { ResponseCounters } from './response-counters';

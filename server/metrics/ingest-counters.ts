@@ -1,5 +1,5 @@
 import { EVENT_TYPES, type EventType } from '../contract/dto';
-import type { IngestMode, IngestTally } from '../ingest/event-processing';
+import type { IngestMode, IngestTally } from '../intake/processing/event-processing';
 import { Counter } from './counter';
 
 const MODES: readonly IngestMode[] = ['sync', 'async'];

@@ -1,4 +1,4 @@
-import type { EventStatus, EventType } from '../contract/dto';
+import type { EventStatus, EventType, Transport } from '../contract/dto';
 import { num, numOrNull, type Queryable } from './db-types';
 import type { RowInsert, WriteBatch } from '../db/write-batch';
 import { allPrepared, withSqliteConnection } from '../db/sqlite-exec';
@@ -22,6 +22,8 @@ export interface EventRow {
   principal: string;
   source_ip: string;
   request_id: string;
+  transport: Transport;
+  topic: string | null;
   payload: string;
   data: string | null;
   result: string | null;
@@ -82,6 +84,8 @@ const QUEUED_SHAPE = {
     'payload',
     'attempts',
     'next_attempt_at',
+    'transport',
+    'topic',
   ],
 } as const satisfies JsonRowsShape<keyof EventRow>;
 
@@ -111,6 +115,8 @@ const queuedRow = (v: unknown[]): EventRow => ({
   warnings: null,
   attempts: num(v[12]),
   next_attempt_at: num(v[13]),
+  transport: v[14] as Transport,
+  topic: v[15] as string | null,
 });
 
 /**

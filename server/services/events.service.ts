@@ -48,6 +48,8 @@ export function eventToDto(row: EventRow): EventRecord {
     principal: row.principal,
     sourceIp: row.source_ip,
     requestId: row.request_id,
+    transport: row.transport,
+    topic: row.topic,
     payload: payloadOf(row),
     result: parseJson(row.result),
     errors: errors?.items ?? null,

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
 import { withSqliteConnection, type SqliteConnection } from '../../server/db/sqlite-exec';
 import { createWriter } from '../../server/db/writer';
-import { GroupCommit } from '../../server/ingest/group-commit';
+import { GroupCommit } from '../../server/intake/commit/group-commit';
 import { eventWrites, type EventInsert } from '../../server/repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../../server/repositories/idempotency.repo';
 import { testDatabase } from '../helpers/test-gateway';
@@ -23,6 +23,8 @@ const row = (overrides: Partial<EventInsert> = {}): EventInsert => ({
   route_name: 'reads',
   endpoint_id: endpointId,
   endpoint_name: 'Plant',
+  transport: 'http',
+  topic: null,
   event_type: 'AllData',
   status: 'queued',
   received_at: 1_700_000_000_000 + sequence,
@@ -287,7 +289,15 @@ describe.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')('chained acknow
     ]);
     expect(acked.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled']);
     expect(stored).toBe('refused');
-    expect(await db.knex('events').whereIn('id', acks.map((r) => r.id)).count({ n: '*' })).toEqual([{ n: 2 }]);
+    expect(
+      await db
+        .knex('events')
+        .whereIn(
+          'id',
+          acks.map((r) => r.id),
+        )
+        .count({ n: '*' }),
+    ).toEqual([{ n: 2 }]);
   });
 
   it("a store job whose writes failed when the next job's read sent them is never answered as stored", async () => {

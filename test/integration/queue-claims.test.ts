@@ -32,6 +32,8 @@ const queued = (overrides: Partial<StoredEvent> = {}): StoredEvent => ({
   route_name: 'reads',
   endpoint_id: 3,
   endpoint_name: 'Plant',
+  transport: 'http',
+  topic: null,
   event_type: 'AllData',
   status: 'queued',
   received_at: NOW - 1000 + sequence,

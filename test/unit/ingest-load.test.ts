@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { IngestLoad, QUEUE_FLOOR, QUEUE_SECONDS } from '../../server/ingest/ingest-load';
-import { QueueDepth } from '../../server/ingest/queue-depth';
+import { IngestLoad, QUEUE_FLOOR, QUEUE_SECONDS } from '../../server/intake/commit/ingest-load';
+import { QueueDepth } from '../../server/intake/commit/queue-depth';
 
 const loadWith = (maxQueueDepth: number) => {
   const depth = new QueueDepth();

@@ -21,9 +21,10 @@ const LAYERS: Record<string, number> = {
   services: 4,
   delivery: 5,
   auth: 6,
-  ingest: 7,
+  intake: 7,
   metrics: 8,
   http: 9,
+  mqtt: 9,
   top: 10,
 };
 const TOP_FILES = new Set(['gateway.ts', 'assemble-data-plane.ts', 'start-gateway.ts', 'cli.ts']);

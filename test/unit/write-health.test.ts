@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WRITER_QUEUE_WAIT_MS } from '../../server/db/writer-limits';
-import type { GroupCommit, WriterState } from '../../server/ingest/group-commit';
-import { writeHealth, type WriteHealthSources } from '../../server/ingest/write-health';
+import type { GroupCommit, WriterState } from '../../server/intake/commit/group-commit';
+import { writeHealth, type WriteHealthSources } from '../../server/intake/commit/write-health';
 
 const NOW = Date.parse('2026-01-01T12:00:00Z');
 

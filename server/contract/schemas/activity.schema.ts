@@ -1,5 +1,5 @@
 import type { FieldError } from '../errors';
-import { AUDIT_ACTIONS, AUDIT_RESOURCES, EVENT_STATUSES, EVENT_TYPES } from '../enums';
+import { AUDIT_ACTIONS, AUDIT_RESOURCES, EVENT_STATUSES, EVENT_TYPES, TRANSPORTS } from '../enums';
 import { named, optional, s } from '../schema';
 import { DESTINATION_SUMMARY } from './destinations.schema';
 import { EVENT_TYPE } from './endpoints.schema';
@@ -44,6 +44,8 @@ export const EVENT_RECORD = named(
     principal: s.string(),
     sourceIp: s.string(),
     requestId: s.string(),
+    transport: s.enum(TRANSPORTS, { description: 'What carried the event: an HTTP POST or an MQTT PUBLISH.' }),
+    topic: s.nullable(s.string({ description: 'The MQTT topic it was published to; null over HTTP.' })),
     payload: s.unknown({ description: 'The body as the client sent it: JSON when it parses, else the text.' }),
     result: s.unknown({ description: 'What the event type made of the payload.' }),
     errors: s.nullable(s.array(FIELD_ERROR)),

@@ -132,6 +132,8 @@ function childRow(parent: EventMeta, id: string, payload: string) {
     principal: parent.principal,
     source_ip: parent.sourceIp,
     request_id: parent.requestId,
+    transport: parent.transport,
+    topic: parent.topic,
     payload,
     data: null,
     result: null,

@@ -33,7 +33,7 @@ export function toTagRead(read: ExtractedRead, context: ReceiveContext): TagRead
     epc: read.epc,
     epcUri: decodeEpc(read.epc),
     tid: read.tid,
-    readerId: read.readerId ?? context.principal,
+    readerId: read.readerId ?? context.defaultReaderId,
     antenna: read.antenna,
     rssi: read.rssi,
     readAt: read.readAt ?? context.receivedAt,

@@ -5,25 +5,48 @@ import { AppError } from '../../errors';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import type { Logger } from '../../logger';
 
-/** Writes an AppError as RFC 9457 problem+json with its stable `code`. */
+/**
+ * The one RFC 9457 problem body of the gateway (SPEC §4): `type`, `title`, `status`, `detail`,
+ * the stable `code`, the request as `instance`, and whatever members the problem adds.
+ */
+export function problemBody(
+  status: number,
+  code: ErrorCode,
+  detail: string,
+  requestId: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    type: `urn:gateway:problem:${code}`,
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...requestMembers(requestId),
+    ...extra,
+  };
+}
+
+/**
+ * The members that name the request a problem answers: the request id, not the path (the three
+ * kinds of 404 must be indistinguishable, SPEC §10). `instance` is a URI reference (RFC 9457): a
+ * client's id may hold spaces or `%`, so it is escaped here.
+ */
+export const requestMembers = (requestId: string) => ({
+  instance: `urn:gateway:request:${encodeURIComponent(requestId)}`,
+  requestId,
+});
+
+/** Writes an AppError as problem+json with its stable `code`. */
 export function sendProblem(ctx: Context, error: AppError): void {
   const requestId = String(ctx.state.requestId ?? '');
   ctx.status = error.status;
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
-  ctx.body = {
-    type: `urn:gateway:problem:${error.code}`,
-    title: STATUS_CODES[error.status] ?? 'Error',
-    status: error.status,
-    detail: error.message,
-    code: error.code,
-    // The request id, not the path: the three kinds of 404 must be indistinguishable (SPEC §10).
-    // A URI reference (RFC 9457): a client's id may hold spaces or `%`, so it is escaped here.
-    instance: `urn:gateway:request:${encodeURIComponent(requestId)}`,
-    requestId,
+  ctx.body = problemBody(error.status, error.code, error.message, requestId, {
     ...(error.errors ? { errors: error.errors } : {}),
     ...(error.references ? { references: error.references } : {}),
     ...error.extra,
-  };
+  });
   ctx.type = 'application/problem+json';
 }
 

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
-import { parseAuthorization, type CredentialVerifier } from '../../auth/credentials';
+import type { CredentialVerifier } from '../../auth/credentials';
+import { credentialFromHeader } from '../authorization-header';
 import { assertNotLockedOut, lockedOut } from '../../auth/guard';
 import type { Lockout } from '../../auth/lockout';
 import { AppError } from '../../errors';
@@ -45,10 +46,10 @@ export function tokenHandler(deps: { verifier: CredentialVerifier; lockout: Lock
     const ip = ctx.request.ip;
     // Refuse a locked-out address before reading any body.
     assertNotLockedOut(deps.lockout.attempt({ ip, space: 'user' }));
-    const header = parseAuthorization(ctx.get('Authorization') || undefined);
+    const header = credentialFromHeader(ctx.get('Authorization') || undefined);
     let userName: unknown;
     let password: unknown;
-    if (header?.scheme === 'basic') {
+    if (header.kind === 'basic') {
       ({ username: userName, password } = header);
     } else {
       await parseLoginBody(ctx, () => Promise.resolve());

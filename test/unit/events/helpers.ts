@@ -16,6 +16,7 @@ export function fixtureJson(relativePath: string): unknown {
 
 export const CONTEXT: ReceiveContext = {
   principal: 'external:dock_reader',
+  defaultReaderId: 'external:dock_reader',
   receivedAt: Date.UTC(2026, 2, 2, 9, 0, 0),
   timeZone: 'Europe/Berlin',
 };

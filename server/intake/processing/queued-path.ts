@@ -1,14 +1,14 @@
-import type { WriteBatch } from '../db/write-batch';
-import type { EventMeta, ProcessContext } from '../events/processor';
-import { PROCESSORS } from '../events/registry';
-import { storeEvents } from '../events/store-events';
-import type { Validation } from '../events/types';
-import { eventWrites, type EventOutcome, type EventRow } from '../repositories/events.repo';
-import type { Answer } from './answers';
-import { storeBatcher, type CommitBatcher, type ItemOutcome } from './batcher';
+import type { WriteBatch } from '../../db/write-batch';
+import type { EventMeta, ProcessContext } from '../../events/processor';
+import { PROCESSORS } from '../../events/registry';
+import { storeEvents } from '../../events/store-events';
+import type { Validation } from '../../events/types';
+import { eventWrites, type EventOutcome, type EventRow } from '../../repositories/events.repo';
+import type { QueuedOutcome } from '../outcome';
+import { storeBatcher, type CommitBatcher, type ItemOutcome } from '../commit/batcher';
 import { ackRows, eventRow, type EventProcessing, type Submission } from './event-processing';
-import type { CommitLanes } from './group-commit';
-import type { IngestLoad } from './ingest-load';
+import type { CommitLanes } from '../commit/group-commit';
+import type { IngestLoad } from '../commit/ingest-load';
 import { storedOutcome } from './stored-outcome';
 
 /** Another worker took the event over (our lease ran out); it is theirs to finish. */
@@ -43,10 +43,16 @@ const metaOf = (row: EventRow): EventMeta => ({
   principal: row.principal,
   sourceIp: row.source_ip,
   requestId: row.request_id,
+  transport: row.transport,
+  topic: row.topic,
+  ...(row.transport === 'mqtt' ? { readerId: mqttClientOf(row.request_id) } : {}),
 });
 
+/** The client id in an MQTT event's request id, `mqtt:<clientId>:<n>` (SPEC §15). */
+const mqttClientOf = (requestId: string): string => requestId.slice('mqtt:'.length, requestId.lastIndexOf(':'));
+
 /**
- * An async POST in its two halves (SPEC §4): intake writes the raw event durably before the 202
+ * An async POST in its two halves (SPEC §4): intake writes the raw event durably before it is acknowledged
  * (`enqueue`), and the worker later processes it (`process`): validate, then store its side
  * effects and its final state in a group transaction, only while it still holds the event's lease.
  * An event has exactly one stored result, whichever crash or retry got it there.
@@ -64,11 +70,13 @@ export class QueuedPath {
     this.stores = storeBatcher(commits.work, load.workerBatch, (writes, items) => this.store(writes, items));
   }
 
-  /** Intake: the raw event, queued, committed with its idempotency key before the 202 is given. */
-  async enqueue(submission: Submission, answer: Answer): Promise<void> {
+  /** Intake: the raw event, queued, committed with its idempotency key before it is acknowledged. */
+  async enqueue(submission: Submission): Promise<QueuedOutcome> {
+    const outcome: QueuedOutcome = { kind: 'queued', id: submission.meta.id };
     const row = eventRow(submission.meta, submission.raw, storedOutcome.queued());
-    await this.commits.acks.acknowledge(ackRows(row, submission.idempotency?.(answer)));
+    await this.commits.acks.acknowledge(ackRows(row, submission.idempotency?.(outcome)));
     this.processing.tally.receivedOne(submission.meta.eventType, 'async');
+    return outcome;
   }
 
   /**

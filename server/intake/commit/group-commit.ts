@@ -1,7 +1,7 @@
-import type { RowInsert, WriteBatch } from '../db/write-batch';
-import { isDatabaseUnavailable } from '../db/unavailable';
-import type { JobOutcome, Writer, WriterSession, WriteJob } from '../db/writer';
-import { WRITER_QUEUE_WAIT_MS, WriterUnreachableError } from '../db/writer-limits';
+import type { RowInsert, WriteBatch } from '../../db/write-batch';
+import { isDatabaseUnavailable } from '../../db/unavailable';
+import type { JobOutcome, Writer, WriterSession, WriteJob } from '../../db/writer';
+import { WRITER_QUEUE_WAIT_MS, WriterUnreachableError } from '../../db/writer-limits';
 import { FLUSH_LIMITS, type FlushLimits } from './ingest-load';
 
 interface Waiter {

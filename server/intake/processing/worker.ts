@@ -1,11 +1,11 @@
-import { Alarm } from '../alarm';
-import type { Db } from '../db';
-import { isDatabaseUnavailable, isStorageError } from '../db/unavailable';
-import type { Logger } from '../logger';
-import { eventWrites, eventsRepo, type ClaimedBatch, type EventRow } from '../repositories/events.repo';
-import type { IngestLoad } from './ingest-load';
+import { Alarm } from '../../alarm';
+import type { Db } from '../../db';
+import { isDatabaseUnavailable, isStorageError } from '../../db/unavailable';
+import type { Logger } from '../../logger';
+import { eventWrites, eventsRepo, type ClaimedBatch, type EventRow } from '../../repositories/events.repo';
+import type { IngestLoad } from '../commit/ingest-load';
 import { LeaseLost, type QueuedPath } from './queued-path';
-import type { QueueDepth } from './queue-depth';
+import type { QueueDepth } from '../commit/queue-depth';
 import { storedOutcome } from './stored-outcome';
 
 const MAX_ATTEMPTS = 8;
@@ -44,7 +44,7 @@ export class Worker {
       logger: Logger;
       now: () => number;
       /** The route's current `epcisLenient` (routes can change between receive and processing). */
-      lenientFor: (routeId: number | null) => boolean;
+      lenientFor: (routeId: number | null) => Promise<boolean>;
       /** This instance's name on leases. */
       owner: string;
     },
@@ -124,7 +124,7 @@ export class Worker {
 
   private async processOne(row: EventRow): Promise<void> {
     try {
-      await this.deps.queued.process(row, this.deps.lenientFor(row.route_id), this.deps.owner);
+      await this.deps.queued.process(row, await this.deps.lenientFor(row.route_id), this.deps.owner);
       this.deps.load.released();
     } catch (error) {
       if (error instanceof LeaseLost) return;

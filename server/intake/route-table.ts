@@ -28,6 +28,15 @@ export class LiveRoutes extends ReloadingSnapshot<RouteTable> {
       if (resources.has('endpoints') || resources.has('roles')) this.invalidate();
     });
   }
+
+  /**
+   * The active route with this id as configured now, waiting while the table reloads after a
+   * change (never an answer from a table that is being replaced); null when it is not active.
+   */
+  async byId(routeId: number | null): Promise<LiveRoute | null> {
+    for (const live of (await this.get()).values()) if (live.route.id === routeId) return live;
+    return null;
+  }
 }
 
 async function loadRouteTable(db: Db): Promise<RouteTable> {

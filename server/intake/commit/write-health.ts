@@ -1,5 +1,5 @@
 import { statfs } from 'node:fs/promises';
-import { WRITER_QUEUE_WAIT_MS } from '../db/writer-limits';
+import { WRITER_QUEUE_WAIT_MS } from '../../db/writer-limits';
 import type { CommitStats, GroupCommit } from './group-commit';
 
 /** `/_health` answers within 1 s (SPEC §13): each probe gets at most this long. */

@@ -1,28 +1,46 @@
 import type { Db } from '../db';
-import { AppError } from '../errors';
 import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
-import type { Answer } from './answers';
+import type { StoredOutcome } from './outcome';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The status SPEC §4 gives each outcome, kept beside it in the row for whoever inspects the table. */
+const STATUS_OF: Record<StoredOutcome['kind'], number> = { processed: 200, rejected: 422, queued: 202 };
+
+/** A row written before outcomes were stored (an HTTP answer); such rows expire within 24 h of the upgrade. */
+interface LegacyAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+function readStoredOutcome(stored: StoredOutcome | LegacyAnswer): StoredOutcome {
+  if ('kind' in stored) return stored;
+  const body = stored.body as Record<string, never>;
+  if (stored.status === 202) return { kind: 'queued', id: body.id };
+  if (stored.status === 422) {
+    return {
+      kind: 'rejected',
+      id: body.id,
+      requestId: body.requestId,
+      errors: body.errors,
+      errorCount: body.errorCount,
+    };
+  }
+  return {
+    kind: 'processed',
+    id: body.id,
+    eventType: body.eventType,
+    result: body.result,
+    warnings: body.warnings,
+    warningCount: body.warningCount,
+  };
+}
 
 export interface IdempotencyScope {
   routeId: number;
   principal: string;
   key: string;
   bodyHash: string;
-}
-
-/**
- * Reads the `Idempotency-Key` header (as Node gives it: repeated headers joined by `, `): absent →
- * null; empty or over 255 characters → 400.
- */
-export function readIdempotencyKey(header: string | string[] | undefined): string | null {
-  if (header === undefined) return null;
-  if (Array.isArray(header)) header = header.join(', ');
-  if (header.length === 0 || header.length > 255) {
-    throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 characters');
-  }
-  return header;
 }
 
 /**
@@ -38,8 +56,11 @@ export class Idempotency {
     private readonly now: () => number,
   ) {}
 
-  /** The stored answer to replay, or null when this request is the first with its key. */
-  async replay(scope: IdempotencyScope): Promise<Answer | null> {
+  /**
+   * The stored outcome to replay, null when this submission is the first with its key, or
+   * `reused` when the key was first used with another body (409).
+   */
+  async replay(scope: IdempotencyScope): Promise<StoredOutcome | 'reused' | null> {
     const flightKey = JSON.stringify([scope.routeId, scope.principal, scope.key]);
     const running = this.inFlight.get(flightKey);
     if (running) await running.catch(() => undefined);
@@ -51,10 +72,8 @@ export class Idempotency {
       this.now() - DAY_MS,
     );
     if (!stored) return null;
-    if (stored.bodyHash !== scope.bodyHash) {
-      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was already used with a different body');
-    }
-    return JSON.parse(stored.responseBody) as Answer;
+    if (stored.bodyHash !== scope.bodyHash) return 'reused';
+    return readStoredOutcome(JSON.parse(stored.responseBody) as StoredOutcome | LegacyAnswer);
   }
 
   /** Marks the key as in flight while `work` runs, so a concurrent repeat waits for its answer. */
@@ -69,15 +88,15 @@ export class Idempotency {
     }
   }
 
-  /** The row that records an answer; written in the same transaction as the event. */
-  record(scope: IdempotencyScope, answer: Answer): IdempotencyInsert {
+  /** The row that records an outcome; written in the same transaction as the event. */
+  record(scope: IdempotencyScope, outcome: StoredOutcome): IdempotencyInsert {
     return {
       route_id: scope.routeId,
       principal: scope.principal,
       idempotency_key: scope.key,
       body_hash: scope.bodyHash,
-      status_code: answer.status,
-      response_body: JSON.stringify(answer),
+      status_code: STATUS_OF[outcome.kind],
+      response_body: JSON.stringify(outcome),
       created_at: this.now(),
     };
   }

@@ -1,21 +1,21 @@
-import type { EventType, Settings } from '../contract/dto';
-import type { WriteBatch } from '../db/write-batch';
-import type { Outbox, ProcessedEvent } from '../delivery/outbox';
-import type { DeliveryUnit, EventMeta, EventProcessor, ProcessContext, StoreOutcome } from '../events/processor';
-import { PROCESSORS } from '../events/registry';
-import type { Validation } from '../events/types';
-import { eventWrites, type EventInsert, type EventOutcome } from '../repositories/events.repo';
-import { idempotencyRepo, type IdempotencyInsert } from '../repositories/idempotency.repo';
-import type { Answer } from './answers';
+import type { EventType, Settings } from '../../contract/dto';
+import type { WriteBatch } from '../../db/write-batch';
+import type { Outbox, ProcessedEvent } from '../../delivery/outbox';
+import type { DeliveryUnit, EventMeta, EventProcessor, ProcessContext, StoreOutcome } from '../../events/processor';
+import { PROCESSORS } from '../../events/registry';
+import type { Validation } from '../../events/types';
+import { eventWrites, type EventInsert, type EventOutcome } from '../../repositories/events.repo';
+import { idempotencyRepo, type IdempotencyInsert } from '../../repositories/idempotency.repo';
+import type { StoredOutcome } from '../outcome';
 
-/** A POST the data plane has read and parsed, on its way to the sync or the queued path. */
+/** A submission the intake has read and parsed, on its way to the sync or the queued path. */
 export interface Submission {
   meta: EventMeta;
   raw: string;
   json: unknown;
   epcisLenient: boolean;
-  /** Built once the answer is known, so the answer and the key commit in one transaction. */
-  idempotency?: (answer: Answer) => IdempotencyInsert;
+  /** Built once the outcome is known, so the outcome and the key commit in one transaction. */
+  idempotency?: (outcome: StoredOutcome) => IdempotencyInsert;
 }
 
 /** How an event was taken: answered after processing (200/422) or queued (202). */
@@ -51,6 +51,8 @@ export function eventRow(meta: EventMeta, raw: string, outcome: EventOutcome): E
     principal: meta.principal,
     source_ip: meta.sourceIp,
     request_id: meta.requestId,
+    transport: meta.transport,
+    topic: meta.topic,
     payload: raw,
     ...outcome,
     data: outcome.data ?? null,
@@ -106,6 +108,7 @@ export class EventProcessing {
     const settings = this.deps.settings();
     const context: ProcessContext = {
       principal: meta.principal,
+      defaultReaderId: meta.readerId ?? meta.principal,
       receivedAt: meta.receivedAt,
       timeZone: settings.timeZone,
       route: { epcisLenient },

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AppError } from '../errors';
+import { AppError } from '../../errors';
 import { continueIfAwaited } from './expect-continue';
 
 /** JSON media types the data routes take: application/json, application/ld+json, application/*+json. */

@@ -1,5 +1,5 @@
-import { isDatabaseUnavailable } from '../db/unavailable';
-import type { WriteBatch } from '../db/write-batch';
+import { isDatabaseUnavailable } from '../../db/unavailable';
+import type { WriteBatch } from '../../db/write-batch';
 import type { GroupCommit } from './group-commit';
 
 /** How a batcher puts a job into the group commit: `GroupCommit.run` or `GroupCommit.store`. */

@@ -3,7 +3,7 @@ import type { Db } from '../db';
 import { eventPruning } from '../repositories/events.repo';
 import type { SettingsService } from '../services/settings.service';
 import type { SessionsService } from '../auth/sessions.service';
-import type { GroupCommit } from './group-commit';
+import type { GroupCommit } from './commit/group-commit';
 import type { Idempotency } from './idempotency';
 
 const BATCH = 500;

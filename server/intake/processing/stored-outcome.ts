@@ -1,7 +1,7 @@
-import type { FieldError } from '../contract/errors';
-import { storedIssues } from '../events/issues';
-import type { StoreOutcome } from '../events/processor';
-import type { EventOutcome } from '../repositories/events.repo';
+import type { FieldError } from '../../contract/errors';
+import { storedIssues } from '../../events/issues';
+import type { StoreOutcome } from '../../events/processor';
+import type { EventOutcome } from '../../repositories/events.repo';
 
 /**
  * The one place an event's stored final state is shaped (SPEC §5: status, processed time,

@@ -1,7 +1,7 @@
-import type { FieldError } from '../contract/errors';
-import { AppError } from '../errors';
-import type { EventProcessor, SnapshotQuery } from '../events/processor';
-import { parseInstant } from '../events/processors/snapshot-support';
+import type { FieldError } from '../../contract/errors';
+import { AppError } from '../../errors';
+import type { EventProcessor, SnapshotQuery } from '../../events/processor';
+import { parseInstant } from '../../events/processors/snapshot-support';
 
 const COMMON = ['since', 'until', 'limit', 'cursor'] as const;
 

@@ -1,0 +1,172 @@
+import type { Context, Middleware } from 'koa';
+import type { CredentialVerifier } from '../../auth/credentials';
+import type { Lockout } from '../../auth/lockout';
+import type { Db } from '../../db';
+import type { ReadRounds } from '../../db/read-rounds';
+import { isDatabaseUnavailable } from '../../db/unavailable';
+import { AppError } from '../../errors';
+import { SerializedPage } from '../../events/processor';
+import { readStoredIssues } from '../../events/issues';
+import { PROCESSORS } from '../../events/registry';
+import { EVENT_ID } from '../../ids';
+import type { Logger } from '../../logger';
+import { eventsRepo } from '../../repositories/events.repo';
+import type { SettingsService } from '../../services/settings.service';
+import { iso } from '../../time';
+import { authorizeRoute } from '../../intake/authorize';
+import type { Intake } from '../../intake/intake';
+import { routeKey, type LiveRoute, type LiveRoutes } from '../../intake/route-table';
+import type { Principal } from '../../auth/credentials';
+import { credentialFromHeader } from '../authorization-header';
+import { answerOf } from './answers';
+import { closeIfBodyPending, isJsonContentType, readBody } from './request-body';
+import { readSnapshotQuery } from './snapshot-query';
+
+export interface DataPlaneDeps {
+  db: Db;
+  routes: LiveRoutes;
+  verifier: CredentialVerifier;
+  lockout: Lockout;
+  settings: SettingsService;
+  /** Where a POST's body goes: the transport-neutral intake core. */
+  intake: Intake;
+  /** GET snapshots: identical ones asked for together share one read. */
+  snapshots: ReadRounds;
+  logger: Logger;
+}
+
+const notFound = (): AppError => new AppError('route_not_found', 'No active route is configured at this address');
+
+const PREFIX = '/GWENDPOINTAPI/';
+
+/** `/GWENDPOINTAPI/<base>/<route>[/receipts/<id>]`, a trailing slash tolerated; null otherwise. */
+function parsePath(path: string): { base: string; route: string; receiptId?: string } | null {
+  const parts = path.slice(PREFIX.length).split('/');
+  if (parts[parts.length - 1] === '') parts.pop();
+  const [base, route, receipts, receiptId] = parts;
+  if (!base || !route) return null;
+  if (parts.length === 2) return { base, route };
+  if (parts.length === 4 && receipts === 'receipts' && receiptId) return { base, route, receiptId };
+  return null;
+}
+
+/**
+ * Storage trouble anywhere on a data route (route table, credentials) is a 503 `overloaded`: the
+ * client is told to come back, never a 500.
+ */
+function unavailable(error: unknown, logger: Logger): AppError {
+  logger.error('storage unavailable', { error });
+  return new AppError('overloaded', 'The gateway cannot store data right now; retry shortly', {
+    headers: { 'Retry-After': '5' },
+  });
+}
+
+/**
+ * The HTTP adapter of the data plane (SPEC §4): route match → method → authentication and
+ * authorization before the body is read → content type → body (size limit, `Expect: 100-continue`)
+ * → the intake core, whose outcome becomes the status. GET routes answer snapshots;
+ * `/receipts/<id>` the state of an async submission.
+ */
+export function dataPlane(deps: DataPlaneDeps): Middleware {
+  const handle = route(deps);
+  return async (ctx, next) => {
+    try {
+      await handle(ctx, next);
+    } catch (error) {
+      // Storage trouble anywhere on a data route (route table, credentials, writes) is a 503.
+      if (error instanceof AppError || !isDatabaseUnavailable(error)) throw error;
+      throw unavailable(error, deps.logger);
+    }
+  };
+}
+
+function route(deps: DataPlaneDeps): Middleware {
+  return async (ctx) => {
+    const path = parsePath(ctx.path);
+    if (!path) throw notFound();
+    const table = await deps.routes.get();
+    const live = table.get(routeKey(path.base, path.route));
+    if (!live) {
+      closeIfBodyPending(ctx);
+      throw notFound();
+    }
+    const expected = path.receiptId !== undefined || live.route.requestType === 'HttpGet' ? 'GET' : 'POST';
+    if (ctx.method !== expected && !(expected === 'GET' && ctx.method === 'HEAD')) {
+      closeIfBodyPending(ctx);
+      throw new AppError('method_not_allowed', `This route answers ${expected} only`, { headers: { Allow: expected } });
+    }
+    let principal: Principal;
+    try {
+      const credential = credentialFromHeader(ctx.get('Authorization') || undefined);
+      principal = await authorizeRoute(live, credential, ctx.request.ip, deps);
+    } catch (error) {
+      // Refused before reading: answer at once and drop the connection rather than drain a body.
+      closeIfBodyPending(ctx);
+      throw error;
+    }
+    if (path.receiptId !== undefined) return receipt(ctx, deps, live, path.receiptId);
+    if (expected === 'GET') return snapshot(ctx, deps, live);
+    await post(ctx, deps, live, principal);
+  };
+}
+
+async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principal: Principal): Promise<void> {
+  if (!isJsonContentType(ctx.get('Content-Type') || undefined)) {
+    closeIfBodyPending(ctx);
+    throw new AppError(
+      'unsupported_media_type',
+      'Send the body as application/json (or application/ld+json, application/*+json)',
+    );
+  }
+  const raw = await readBody(ctx, deps.settings.current().bodyLimitBytes);
+  // As Node gives it: repeated headers joined by `, ` (the intake checks its length).
+  const header = ctx.req.headers['idempotency-key'];
+  const idempotencyKey = Array.isArray(header) ? header.join(', ') : header;
+  const outcome = await deps.intake.submit({
+    route: live,
+    principal,
+    raw,
+    source: { transport: 'http', ip: ctx.request.ip, requestId: String(ctx.state.requestId), topic: null },
+    idempotencyKey,
+  });
+  const answer = answerOf(outcome, live);
+  if (answer instanceof AppError) throw answer;
+  ctx.status = answer.status;
+  ctx.body = answer.body;
+  if (answer.location) ctx.set('Location', answer.location);
+}
+
+async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: string): Promise<void> {
+  const row = EVENT_ID.test(id) ? await eventsRepo.findById(deps.db.knex, id) : null;
+  // Another route's receipt is as unknown as a made-up id.
+  if (!row || row.route_id !== live.route.id || row.parent_id !== null) {
+    throw new AppError('receipt_not_found', 'No submission with this id was received on this route');
+  }
+  const parse = (text: string | null): unknown => (text === null ? undefined : (JSON.parse(text) as unknown));
+  const errors = readStoredIssues(row.errors);
+  const warnings = readStoredIssues(row.warnings);
+  ctx.body = {
+    id: row.id,
+    eventType: row.event_type,
+    status: row.status,
+    receivedAt: iso(row.received_at),
+    ...(row.processed_at === null ? {} : { processedAt: iso(row.processed_at) }),
+    ...(row.result === null ? {} : { result: parse(row.result) }),
+    ...(errors === null ? {} : { errors: errors.items }),
+    ...(errors?.total === undefined ? {} : { errorCount: errors.total }),
+    ...(warnings === null ? {} : { warnings: warnings.items }),
+    ...(warnings?.total === undefined ? {} : { warningCount: warnings.total }),
+  };
+}
+
+async function snapshot(ctx: Context, deps: DataPlaneDeps, live: LiveRoute): Promise<void> {
+  const processor = PROCESSORS[live.route.eventType];
+  const query = readSnapshotQuery(ctx.query, processor, live.endpoint.id, deps.settings.current().timeZone);
+  // Identical snapshots asked for together share one read and one encoding of the answer.
+  const page = await deps.snapshots.read(`${live.route.eventType}\n${JSON.stringify(query)}`, async () => {
+    const read = await processor.snapshot(deps.db.reads, query);
+    return read instanceof SerializedPage ? read : new SerializedPage(JSON.stringify(read));
+  });
+  ctx.body = page.body;
+  ctx.type = 'application/json';
+}

@@ -1,0 +1,170 @@
+import { isUtf8 } from 'node:buffer';
+import { principalName, type Principal } from '../auth/credentials';
+import { isStorageError } from '../db/unavailable';
+import type { Transport } from '../contract/dto';
+import type { EventMeta } from '../events/processor';
+import { PROCESSORS } from '../events/registry';
+import { newEventId } from '../ids';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../json-depth';
+import type { Logger } from '../logger';
+import { sha256Hex } from '../secrets';
+import type { SettingsService } from '../services/settings.service';
+import type { IngestLoad } from './commit/ingest-load';
+import type { Idempotency, IdempotencyScope } from './idempotency';
+import type { IntakeOutcome, StoredOutcome } from './outcome';
+import type { Submission } from './processing/event-processing';
+import type { QueuedPath } from './processing/queued-path';
+import type { SyncPath } from './processing/sync-path';
+import type { Worker } from './processing/worker';
+import type { LiveRoute } from './route-table';
+
+/** Where a submission came from, as its stored event keeps it (SPEC §10, §15). */
+export interface SubmissionSource {
+  transport: Transport;
+  /** The client's address. */
+  ip: string;
+  /** `X-Request-Id` over HTTP; `mqtt:<clientId>:<n>` over MQTT. */
+  requestId: string;
+  /** The MQTT topic it was published to; null over HTTP. */
+  topic: string | null;
+  /** Names the reader when the payload names none (SPEC §15: the MQTT client id); else the principal does. */
+  readerId?: string;
+}
+
+/** One submission, whatever carried it: the route it is for, who sent it, and its bytes as received. */
+export interface SubmissionInput {
+  route: LiveRoute;
+  principal: Principal;
+  raw: Buffer;
+  source: SubmissionSource;
+  /** 1–255 characters; a repeat within 24 h by the same principal replays the first outcome (SPEC §4). */
+  idempotencyKey?: string;
+}
+
+/** Seconds a client is asked to wait when the database cannot take a submission now. */
+const UNAVAILABLE_RETRY_SECONDS = 5;
+
+/**
+ * The intake core (SPEC §4, §15): one entry for every transport. A submission's bytes go through
+ * the body rules (UTF-8 JSON, nesting, the size limit, the event type's parse), idempotency, the
+ * load policy and then the sync path (processed and stored before the outcome) or the queued
+ * path (stored durably, processed by the worker). The outcome is a domain fact; the HTTP data
+ * plane and the MQTT broker each say it in their own terms.
+ */
+export class Intake {
+  constructor(
+    private readonly deps: {
+      settings: SettingsService;
+      sync: SyncPath;
+      queued: QueuedPath;
+      idempotency: Idempotency;
+      load: IngestLoad;
+      worker: Worker;
+      logger: Logger;
+      now: () => number;
+    },
+  ) {}
+
+  async submit(input: SubmissionInput): Promise<IntakeOutcome> {
+    const { route: live, raw } = input;
+    const limit = this.deps.settings.current().bodyLimitBytes;
+    if (raw.length > limit) {
+      return { kind: 'invalid', code: 'payload_too_large', message: `The body exceeds ${limit} bytes` };
+    }
+    // Stored exactly as received: bytes that are not UTF-8 would come back as U+FFFD, so they are refused.
+    if (!isUtf8(raw)) return invalidJson('The body is not valid JSON: it is not UTF-8');
+    const text = raw.toString('utf8');
+    // Before parsing and before anything is stored (SPEC §13): a deeper document could be stored,
+    // but never validated or answered again.
+    if (jsonTooDeep(text)) {
+      return invalidJson(`The body is not valid JSON here: it nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
+    const parsed = PROCESSORS[live.route.eventType].parseBody(text);
+    if (!parsed.ok) return invalidJson(`The body is not valid JSON: ${parsed.message}`);
+    // After the body (SPEC §10): a malformed body is refused as such whatever the key.
+    const key = input.idempotencyKey;
+    if (key !== undefined && (key.length === 0 || key.length > 255)) {
+      return {
+        kind: 'invalid',
+        code: 'invalid_idempotency_key',
+        message: 'Idempotency-Key must be 1 to 255 characters',
+      };
+    }
+
+    const principal = principalName(input.principal);
+    // One instant for both: an id is never older than its receive time (see `eventIdFloor`).
+    const receivedAt = this.deps.now();
+    const meta: EventMeta = {
+      id: newEventId(receivedAt),
+      routeId: live.route.id,
+      routeName: live.route.name,
+      endpointId: live.endpoint.id,
+      endpointName: live.endpoint.name,
+      eventType: live.route.eventType,
+      receivedAt,
+      principal,
+      sourceIp: input.source.ip,
+      requestId: input.source.requestId,
+      transport: input.source.transport,
+      topic: input.source.topic,
+      ...(input.source.readerId === undefined ? {} : { readerId: input.source.readerId }),
+    };
+    const scope: IdempotencyScope | null =
+      key !== undefined
+        ? {
+            routeId: live.route.id,
+            // On a noauth route the caller is known only by its address (SPEC §10).
+            principal: principal === 'anonymous' ? `ip:${input.source.ip}` : principal,
+            key,
+            bodyHash: sha256Hex(raw),
+          }
+        : null;
+    const submission: Submission = {
+      meta,
+      raw: text,
+      json: parsed.json,
+      epcisLenient: live.route.epcisLenient,
+      idempotency: scope ? (outcome: StoredOutcome) => this.deps.idempotency.record(scope, outcome) : undefined,
+    };
+    const run = () => this.store(submission, live.route.async, scope);
+    return scope ? this.deps.idempotency.guard(scope, run) : run();
+  }
+
+  private async store(submission: Submission, async: boolean, scope: IdempotencyScope | null): Promise<IntakeOutcome> {
+    if (scope) {
+      const first = await this.deps.idempotency.replay(scope);
+      if (first === 'reused') {
+        return {
+          kind: 'conflict',
+          code: 'idempotency_key_reused',
+          message: 'This Idempotency-Key was already used with a different body',
+        };
+      }
+      if (first) return { kind: 'replayed', first };
+    }
+    if (!async) return this.deps.sync.process(submission).catch((error: unknown) => this.unavailable(error));
+    const admission = this.deps.load.admitQueued();
+    if (!admission.admitted) return { kind: 'overloaded', retryAfterSeconds: admission.retryAfterSeconds };
+    try {
+      const outcome = await this.deps.queued.enqueue(submission);
+      this.deps.worker.notify();
+      return outcome;
+    } catch (error) {
+      this.deps.load.released();
+      return this.unavailable(error);
+    }
+  }
+
+  /**
+   * Storage trouble while writing is never a failure of the submission: the client is told to
+   * come back. Only errors from storage (a driver's coded error, an unreachable database) mean
+   * that; anything else is a bug that retrying cannot fix, and is thrown on (SPEC §13).
+   */
+  private unavailable(error: unknown): IntakeOutcome {
+    if (!isStorageError(error)) throw error;
+    this.deps.logger.error('storage write failed', { error });
+    return { kind: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_SECONDS };
+  }
+}
+
+const invalidJson = (message: string): IntakeOutcome => ({ kind: 'invalid', code: 'invalid_json', message });
