@@ -15,6 +15,7 @@ const BOTH_DATABASES = [
   'test/integration/inventory-state.test.ts',
   'test/integration/delivery.test.ts',
   'test/integration/queue-claims.test.ts',
+  'test/integration/mqtt.test.ts',
 ];
 
 export default defineConfig({

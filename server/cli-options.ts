@@ -11,6 +11,8 @@ import { LOG_LEVELS, type LogLevel } from './logger';
 export const SERVE_SETTINGS = [
   { flag: 'port', env: 'GATEWAY_PORT', value: 'N', secret: false },
   { flag: 'https-port', env: 'GATEWAY_HTTPS_PORT', value: 'N', secret: false },
+  { flag: 'mqtt-port', env: 'GATEWAY_MQTT_PORT', value: 'N', secret: false },
+  { flag: 'mqtts-port', env: 'GATEWAY_MQTTS_PORT', value: 'N', secret: false },
   { flag: 'host', env: 'GATEWAY_HOST', value: 'H', secret: false },
   { flag: 'data-dir', env: 'GATEWAY_DATA_DIR', value: 'D', secret: false },
   { flag: 'database-url', env: 'GATEWAY_DATABASE_URL', value: 'URL', secret: true },

@@ -79,6 +79,8 @@ async function serve(args: string[]): Promise<void> {
       ...COMMON,
       port: { type: 'string' },
       'https-port': { type: 'string' },
+      'mqtt-port': { type: 'string' },
+      'mqtts-port': { type: 'string' },
       host: { type: 'string' },
       'log-level': { type: 'string' },
     },
@@ -86,6 +88,8 @@ async function serve(args: string[]): Promise<void> {
   const settings = resolveSettings(values);
   const port = parsePort(settings.port, sourceName('port', values));
   const httpsPort = parsePort(settings['https-port'], sourceName('https-port', values));
+  const mqttPort = parsePort(settings['mqtt-port'], sourceName('mqtt-port', values));
+  const mqttsPort = parsePort(settings['mqtts-port'], sourceName('mqtts-port', values));
   const level = parseLogLevel(settings['log-level']);
   const adminPassword = secretFromEnv('GATEWAY_ADMIN_PASSWORD');
   const { dataDir, databaseUrl } = storage(values);
@@ -102,6 +106,8 @@ async function serve(args: string[]): Promise<void> {
     databaseUrl,
     port,
     httpsPort,
+    mqttPort,
+    mqttsPort,
     host: settings.host,
     adminPassword,
     adminAssets: staticAdmin(),
@@ -117,6 +123,7 @@ async function serve(args: string[]): Promise<void> {
     process.stdout.write(`Gateway listening on http://${shownHost}:${server.port}/GWENDPOINTAPI\n`);
   }
   if (https) process.stdout.write(`Gateway listening on https://${shownHost}:${https.port}/GWENDPOINTAPI\n`);
+  for (const url of gateway.mqtt.urls()) process.stdout.write(`MQTT listening on ${url}\n`);
   if (gateway.firstAdmin?.generatedPassword) showFirstPassword(gateway.firstAdmin, dataDir);
   for (const url of server.urls) logger.info('reachable', { url });
 }

@@ -24,6 +24,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   overloaded: 503,
   not_found: 404,
   route_name_taken: 409,
+  mqtt_topic_taken: 409,
   base_route_path_taken: 409,
   endpoint_name_taken: 409,
   username_taken: 409,

@@ -30,6 +30,8 @@ import { createStatusService } from './services/status.service';
 import { createSettingsService } from './services/settings.service';
 import { createUsersService } from './services/users.service';
 import { createDestinationsService } from './services/destinations.service';
+import { MqttBroker } from './mqtt/broker';
+import { MqttPublications } from './mqtt/publications';
 
 export interface GatewayOptions {
   database: DbConfig;
@@ -68,6 +70,8 @@ export interface Gateway {
   runtime: RuntimeInfo;
   commit: GroupCommit;
   housekeeping: Housekeeping;
+  /** The embedded MQTT broker (SPEC §15): `listen` once the HTTP listeners run; it follows `mqttMode`. */
+  mqtt: MqttBroker;
   /** Set on the first start only: the generated admin password, to print once. */
   firstAdmin: { username: string; generatedPassword: string | null } | null;
   close(): Promise<void>;
@@ -114,6 +118,20 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     processQueue: options.processQueue !== false,
   });
   const { delivery } = plane;
+  const publications = new MqttPublications({
+    routes: plane.routes,
+    intake: plane.intake,
+    verifier,
+    lockout,
+    logger,
+    now,
+  });
+  const mqtt = new MqttBroker({ publications, settings: () => settings.current(), tls: options.tls ?? null, logger });
+  // `mqttMode` takes effect at once: the broker starts or stops without a restart (SPEC §15).
+  changes.subscribe((resources) => {
+    if (resources.has('settings'))
+      mqtt.apply().catch((error: unknown) => logger.error('mqtt broker could not follow the settings', { error }));
+  });
 
   const handlers = {
     ...createEndpointsService(deps),
@@ -133,6 +151,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       runtime,
       queueDepth: () => plane.depth.current,
       destinations: () => delivery.summaries(),
+      mqtt: () => ({ mode: settings.current().mqttMode, clients: mqtt.clients(), urls: mqtt.urls() }),
     }),
     ...createDestinationsService({ ...deps, delivery }),
   } satisfies GatewayHandlers;
@@ -141,6 +160,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     status: () => handlers.getStatus(),
     commitStats: plane.commitStats,
     destinations: () => delivery.metrics(),
+    mqtt: () => ({ clients: mqtt.clients(), messages: publications.counts }),
   });
 
   const app = createApp({
@@ -171,7 +191,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     firstAdmin,
     commit: plane.commit,
     housekeeping: plane.housekeeping,
+    mqtt,
     async close() {
+      await mqtt.stop();
       await plane.close();
       await directory.settle();
       await db.close();

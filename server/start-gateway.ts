@@ -19,6 +19,9 @@ export interface StartOptions {
   host?: string;
   /** `--https-port`; absent with `port: 0`, HTTPS takes a free port too (SPEC §12). */
   httpsPort?: number;
+  /** `--mqtt-port` / `--mqtts-port`; absent with `port: 0`, both take free ports too (SPEC §15). */
+  mqttPort?: number;
+  mqttsPort?: number;
   adminPassword?: string;
   adminAssets?: Middleware;
   logger?: Logger;
@@ -74,6 +77,17 @@ export async function startGateway(options: StartOptions): Promise<StartedGatewa
   }
   const server = listeners.http;
   gateway.runtime.listenUrls = listeners.urls;
+  try {
+    await gateway.mqtt.listen({
+      host: options.host ?? settings.host,
+      port: options.mqttPort ?? (options.port === 0 ? 0 : undefined),
+      mqttsPort: options.mqttsPort ?? (options.port === 0 ? 0 : undefined),
+    });
+  } catch (error) {
+    await listeners.stop();
+    await gateway.close();
+    throw error;
+  }
   // Facts only: a generated admin password is the caller's to show, never a log line's.
   logger.info('gateway started', {
     version: VERSION,

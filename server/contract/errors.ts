@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   // management conflicts
   'not_found',
   'route_name_taken',
+  'mqtt_topic_taken',
   'base_route_path_taken',
   'endpoint_name_taken',
   'username_taken',

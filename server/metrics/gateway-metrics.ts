@@ -14,6 +14,8 @@ export interface MetricSources {
   commitStats: () => CommitStats;
   /** Per destination: backlog, dead letters and this instance's delivery counters (SPEC §11). */
   destinations: () => Promise<DestinationMetrics[]>;
+  /** The MQTT broker (SPEC §15): clients connected now, and messages by what became of them. */
+  mqtt: () => { clients: number; messages: Readonly<Record<string, number>> };
 }
 
 const gauge = (name: string, help: string, value: number, labels?: Record<string, string>): MetricFamily => ({
@@ -101,8 +103,22 @@ export class GatewayMetrics {
         samples: this.responses.byClass.samples(),
       },
       ...destinationFamilies(destinations),
+      ...mqttFamilies(this.sources.mqtt()),
     ]);
   }
+}
+
+/** SPEC §15's broker metrics: every result is listed, a zero included, so rates start at once. */
+function mqttFamilies(mqtt: ReturnType<MetricSources['mqtt']>): MetricFamily[] {
+  return [
+    gauge('gateway_mqtt_clients', 'MQTT clients connected to the embedded broker now.', mqtt.clients),
+    {
+      name: 'gateway_mqtt_messages_total',
+      help: 'MQTT PUBLISH messages by result: stored, rejected (acknowledged, kept as rejected), unrouted, forbidden, unavailable.',
+      type: 'counter',
+      samples: Object.entries(mqtt.messages).map(([result, value]) => ({ labels: { result }, value })),
+    },
+  ];
 }
 
 /** SPEC §11's four destination metrics, labelled by destination name. */

@@ -44,6 +44,7 @@ export interface ConfigurationRows {
     active: boolean;
     async: boolean;
     epcisLenient: boolean;
+    mqttTopic: string | null;
   }[];
   routeRoles: { routeId: number; roleId: number }[];
   users: {
@@ -143,6 +144,7 @@ export const backupRepo = {
         active: route.active,
         async: route.async,
         epcis_lenient: route.epcisLenient,
+        mqtt_topic: route.mqttTopic,
       })),
     );
     await insertChunked(

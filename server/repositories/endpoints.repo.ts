@@ -12,6 +12,8 @@ export interface RouteRecord {
   active: boolean;
   async: boolean;
   epcisLenient: boolean;
+  /** The MQTT topic filter its messages arrive on (SPEC §15), or null. */
+  mqttTopic: string | null;
   roles: string[];
   /** Ids of the destinations the route delivers to. */
   destinations: number[];
@@ -34,6 +36,7 @@ export interface RouteWrite {
   active: boolean;
   async: boolean;
   epcisLenient: boolean;
+  mqttTopic: string | null;
   roleIds: number[];
   destinationIds: number[];
 }
@@ -55,6 +58,7 @@ interface RouteRow {
   active: unknown;
   async: unknown;
   epcis_lenient: unknown;
+  mqtt_topic: string | null;
 }
 
 /** Loads endpoints with their routes and role names in three queries, whatever their number. */
@@ -105,6 +109,7 @@ async function load(db: Queryable, endpointId?: number): Promise<EndpointRecord[
       active: bool(row.active),
       async: bool(row.async),
       epcisLenient: bool(row.epcis_lenient),
+      mqttTopic: row.mqtt_topic ?? null,
       roles: rolesByRoute.get(num(row.id)) ?? [],
       destinations: destinationsByRoute.get(num(row.id)) ?? [],
     };
@@ -140,6 +145,15 @@ export const endpointsRepo = {
     if (exceptId !== undefined) void query.whereNot('id', exceptId);
     const row: { id: number } | undefined = await query.first('id');
     return row ?? null;
+  },
+
+  /** MQTT topic filters (as stored) that are taken by routes other than `exceptRouteIds`. */
+  async takenTopics(db: Queryable, topics: string[], exceptRouteIds: number[]): Promise<Set<string>> {
+    if (topics.length === 0) return new Set();
+    const query = db('routes').whereIn('mqtt_topic', topics);
+    if (exceptRouteIds.length > 0) void query.whereNotIn('id', exceptRouteIds);
+    const rows: { mqtt_topic: string }[] = await query.select('mqtt_topic');
+    return new Set(rows.map((row) => row.mqtt_topic));
   },
 
   /** Route names (as stored) that are taken by routes other than `exceptRouteIds`. */
@@ -194,11 +208,12 @@ export const endpointsRepo = {
     const removed = db('routes').where('endpoint_id', endpointId);
     if (keepIds.length > 0) void removed.whereNotIn('id', keepIds);
     await removed.delete();
-    // Renames inside one submit (a↔b) would trip the unique index midway; park names first.
+    // Renames inside one submit (a↔b) would trip the unique indexes midway; park names and
+    // topics first.
     for (const id of keepIds)
       await db('routes')
         .where({ id })
-        .update({ name_key: `#${id}` });
+        .update({ name_key: `#${id}`, mqtt_topic: null });
     for (const [position, route] of routes.entries()) {
       const row = {
         endpoint_id: endpointId,
@@ -211,6 +226,7 @@ export const endpointsRepo = {
         active: route.active,
         async: route.async,
         epcis_lenient: route.epcisLenient,
+        mqtt_topic: route.mqttTopic,
       };
       let routeId: number;
       if (route.id === undefined) {

@@ -86,6 +86,7 @@ export function createEndpointsService(deps: ServiceDeps) {
     }
     const writes: RouteWrite[] = draft.routes.map(({ roles: names, destinations: destinationIds, ...route }) => ({
       ...route,
+      mqttTopic: route.mqttTopic ?? null,
       destinationIds,
       id: existing ? route.id : undefined,
       // One row per role: ["admin", "ADMIN"] names one role, and route_roles is unique per pair.
@@ -110,6 +111,25 @@ export function createEndpointsService(deps: ServiceDeps) {
     if (nameErrors.length > 0) {
       throw new AppError('route_name_taken', nameErrors[0]?.message ?? 'Route name already used', {
         errors: nameErrors,
+      });
+    }
+    // Two routes never share an MQTT topic filter (SPEC §15), across endpoints or in one submit.
+    const topics = writes.flatMap((route) => (route.mqttTopic === null ? [] : [route.mqttTopic]));
+    const takenTopics = await endpointsRepo.takenTopics(trx, topics, existing?.routes.map((route) => route.id) ?? []);
+    const seenTopics = new Set<string>();
+    const topicErrors: FieldError[] = [];
+    writes.forEach((route, index) => {
+      if (route.mqttTopic === null) return;
+      if (takenTopics.has(route.mqttTopic) || seenTopics.has(route.mqttTopic))
+        topicErrors.push({
+          path: `/routes/${index}/mqttTopic`,
+          message: `MQTT topic "${route.mqttTopic}" is already used`,
+        });
+      seenTopics.add(route.mqttTopic);
+    });
+    if (topicErrors.length > 0) {
+      throw new AppError('mqtt_topic_taken', topicErrors[0]?.message ?? 'MQTT topic already used', {
+        errors: topicErrors,
       });
     }
     return writes;
@@ -219,5 +239,6 @@ function raceToConflict(error: unknown): never {
   if (message.includes('base_route_path'))
     throw new AppError('base_route_path_taken', 'The base route path is already used');
   if (message.includes('endpoints')) throw new AppError('endpoint_name_taken', 'The endpoint name is already used');
+  if (message.includes('mqtt_topic')) throw new AppError('mqtt_topic_taken', 'An MQTT topic is already used');
   throw new AppError('route_name_taken', 'A route name is already used');
 }

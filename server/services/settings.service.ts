@@ -28,6 +28,9 @@ export function defaultSettings(): Settings {
     httpsPort: 8443,
     trustedProxies: [],
     adminAccess: 'lan',
+    mqttMode: 'off',
+    mqttPort: 1883,
+    mqttsPort: 8883,
     maxOutboxItems: 10_000_000,
   };
 }
@@ -141,7 +144,9 @@ export function createSettingsService(deps: { db: Db; changes: ConfigChanges; au
         (changes.port !== undefined && changes.port !== before.port) ||
         (changes.host !== undefined && changes.host !== before.host) ||
         (changes.tlsMode !== undefined && changes.tlsMode !== before.tlsMode) ||
-        (changes.httpsPort !== undefined && changes.httpsPort !== before.httpsPort);
+        (changes.httpsPort !== undefined && changes.httpsPort !== before.httpsPort) ||
+        (changes.mqttPort !== undefined && changes.mqttPort !== before.mqttPort) ||
+        (changes.mqttsPort !== undefined && changes.mqttsPort !== before.mqttsPort);
       return restart ? { ...current, restartRequired: true } : { ...current };
     },
   };

@@ -14,20 +14,24 @@ export function createStatusService(deps: {
   queueDepth: () => number;
   /** `/status`'s line per destination (SPEC §11). */
   destinations: () => Promise<DestinationSummary[]>;
+  /** The MQTT broker now (SPEC §15): its mode, connected clients and listening URLs while it runs. */
+  mqtt: () => { mode: 'off' | 'on'; clients: number; urls: string[] };
 }) {
   const { db, now, runtime } = deps;
   return {
     async getStatus() {
+      const mqtt = deps.mqtt();
       return {
         version: VERSION,
         uptimeSeconds: Math.floor((now() - runtime.startedAt) / 1000),
-        listenUrls: runtime.listenUrls,
+        listenUrls: [...runtime.listenUrls, ...mqtt.urls],
         database: db.kind,
         queueDepth: deps.queueDepth(),
         // Counts read beside the writer (SQLite's read pool): /status and /_metrics scrapes never
         // queue behind, or hold up, a group commit.
         eventsPerMinute: await eventsRepo.countReceivedSince(db.reads, now() - 60_000),
         destinations: await deps.destinations(),
+        mqtt: { mode: mqtt.mode, clients: mqtt.clients },
       };
     },
     async getTraffic() {

@@ -48,6 +48,7 @@ describe('GatewayMetrics', () => {
       status: () => Promise.reject(new Error('SQLITE_BUSY')),
       commitStats: () => ({ flushes: 4, events: 5, jobs: 6 }),
       destinations: () => Promise.reject(new Error('SQLITE_BUSY')),
+      mqtt: () => ({ clients: 2, messages: { stored: 7, rejected: 0 } }),
     });
     metrics.responses.count(503);
     const text = await metrics.render();
@@ -56,6 +57,8 @@ describe('GatewayMetrics', () => {
     expect(text).toContain('gateway_events_received_total{event_type="UHFTagRead",mode="async"} 1\n');
     expect(text).toContain('gateway_group_commit_events_total 5\n');
     expect(text).toContain('gateway_http_responses_total{class="5xx"} 1\n');
+    expect(text).toContain('gateway_mqtt_clients 2\n');
+    expect(text).toContain('gateway_mqtt_messages_total{result="stored"} 7\n');
   });
 
   it('labels the destination metrics by destination name, failures by reason too', async () => {
@@ -63,6 +66,7 @@ describe('GatewayMetrics', () => {
       events: new IngestCounters(),
       status: () => Promise.reject(new Error('down')),
       commitStats: () => ({ flushes: 0, events: 0, jobs: 0 }),
+      mqtt: () => ({ clients: 0, messages: {} }),
       destinations: () =>
         Promise.resolve([
           { name: 'WMS', backlog: 12, deadLetters: 2, deliveredTotal: 340, failures: new Map([['timeout', 3]]) },

@@ -58,6 +58,7 @@ export const FIELD_LABELS = {
     async: 'Async',
     roles: 'Roles',
     epcisLenient: 'EPCIS lenient',
+    mqttTopic: 'MQTT topic',
     destinations: 'Destinations',
   } satisfies Record<keyof RouteInput, string>,
   destination: {

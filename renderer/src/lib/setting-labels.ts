@@ -20,6 +20,9 @@ export const SETTING_LABELS = {
   httpsPort: 'HTTPS port',
   trustedProxies: 'Trusted proxies',
   adminAccess: 'Admin access',
+  mqttMode: 'MQTT broker',
+  mqttPort: 'MQTT port',
+  mqttsPort: 'MQTT over TLS port',
   maxOutboxItems: 'Max outbox items per destination',
 } as const satisfies Record<keyof Settings, string>;
 

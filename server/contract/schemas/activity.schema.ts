@@ -85,6 +85,10 @@ export const STATUS = named(
     database: s.enum(['sqlite', 'postgres']),
     queueDepth: s.integer(),
     eventsPerMinute: s.integer(),
+    mqtt: s.object({
+      mode: s.enum(['off', 'on']),
+      clients: s.integer({ description: 'MQTT clients connected now.' }),
+    }),
     destinations: s.array(DESTINATION_SUMMARY),
   }),
 );

@@ -20,6 +20,9 @@ export const ROUTE = named(
     async: s.boolean(),
     roles: s.array(s.string()),
     epcisLenient: s.boolean(),
+    mqttTopic: s.nullable(
+      s.string({ description: 'The MQTT topic filter its messages arrive on (SPEC §15); null: none.' }),
+    ),
     destinations: s.array(s.integer(), { description: 'Ids of the destinations its processed events go to.' }),
   }),
 );
@@ -59,6 +62,16 @@ export const ROUTE_INPUT = named(
       active: optional(s.boolean(), true),
       async: optional(s.boolean({ description: 'HttpPost routes only.' }), false),
       epcisLenient: optional(s.boolean(), false),
+      mqttTopic: optional(
+        s.nullable(
+          s.string({
+            label: 'MQTT topic',
+            description:
+              'An MQTT topic filter (`/` between levels, `+` one level, `#` only last; 1–256 characters, not starting with `$`); HttpPost routes only.',
+          }),
+        ),
+        null,
+      ),
       roles: optional(
         s.array(s.string(), {
           label: 'Roles',
@@ -82,6 +95,12 @@ export const ROUTE_INPUT = named(
           fail('roles', 'OAuth2 routes need at least one role');
         if (route.authType !== 'OAuth2' && route.roles.length > 0)
           fail('roles', 'Roles can only be assigned to OAuth2 routes');
+        if (route.mqttTopic !== null && route.mqttTopic !== undefined) {
+          const problem = topicFilterProblem(route.mqttTopic);
+          if (problem) fail('mqttTopic', problem);
+          else if (route.requestType !== 'HttpPost')
+            fail('mqttTopic', 'An MQTT topic is only available for HttpPost routes');
+        }
         if (route.destinations.length > 0 && route.requestType !== 'HttpPost')
           fail('destinations', 'Destinations are only available for HttpPost routes');
         else if (new Set(route.destinations).size !== route.destinations.length)
@@ -90,6 +109,24 @@ export const ROUTE_INPUT = named(
     },
   ),
 );
+
+/**
+ * What is wrong with an MQTT topic filter as a route may name it (SPEC §15), or null: 1–256
+ * characters, not starting with `$` (the broker's own topics), `+` alone in its level, `#` alone
+ * in the last level.
+ */
+export function topicFilterProblem(filter: string): string | null {
+  if (filter.length < 1 || filter.length > 256) return 'An MQTT topic must be 1 to 256 characters';
+  if (filter.startsWith('$')) return 'An MQTT topic must not start with "$"';
+  if (filter.includes('\u0000')) return 'An MQTT topic must not contain a NUL character';
+  const levels = filter.split('/');
+  for (const [index, level] of levels.entries()) {
+    if (level.includes('#') && (level !== '#' || index !== levels.length - 1))
+      return 'In an MQTT topic, "#" must be a whole level and the last one';
+    if (level.includes('+') && level !== '+') return 'In an MQTT topic, "+" must be a whole level';
+  }
+  return null;
+}
 
 export const ENDPOINT_INPUT = named(
   'EndpointInput',

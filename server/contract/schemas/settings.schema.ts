@@ -24,6 +24,12 @@ export const SETTINGS = named(
       description: 'IP addresses or CIDRs whose Forwarded / X-Forwarded-* headers are believed.',
     }),
     adminAccess: s.enum(['lan', 'local'], { message: 'adminAccess must be "lan" or "local"' }),
+    mqttMode: s.enum(['off', 'on'], {
+      message: 'mqttMode must be "off" or "on"',
+      description: 'The embedded MQTT broker for readers that publish (SPEC §15); starts and stops at once.',
+    }),
+    mqttPort: count(0, 65535),
+    mqttsPort: count(0, 65535),
     maxOutboxItems: s.integer({
       min: 1000,
       max: 100_000_000,

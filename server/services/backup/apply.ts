@@ -29,6 +29,7 @@ export function toRows(config: BackupConfig): ConfigurationRows {
         active: r.active,
         async: r.async,
         epcisLenient: r.epcisLenient,
+        mqttTopic: r.mqttTopic ?? null,
       })),
     ),
     routeRoles: config.endpoints.flatMap((endpoint) =>

@@ -76,6 +76,7 @@ function project(config: BackupConfig): Record<keyof BackupDiff['changes'], Comp
           route.active,
           route.async,
           route.epcisLenient,
+          route.mqttTopic ?? null,
           refs(route.roles),
           refs(route.destinations),
         ]),

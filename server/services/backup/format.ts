@@ -29,6 +29,8 @@ export interface BackupRoute {
   active: boolean;
   async: boolean;
   epcisLenient: boolean;
+  /** Absent in backups written before MQTT ingestion: no topic. */
+  mqttTopic?: string | null;
   /** Role names. */
   roles: string[];
   /** Destination names (SPEC §11). */

@@ -66,6 +66,7 @@ export async function readConfiguration(db: Queryable): Promise<BackupConfig> {
         active: route.active,
         async: route.async,
         epcisLenient: route.epcisLenient,
+        mqttTopic: route.mqttTopic,
         roles: route.roles,
         destinations: route.destinations.flatMap((id) => destinationName.get(id) ?? []),
       })),

@@ -162,6 +162,8 @@ export function validateConfig(input: unknown): BackupConfig {
   const routeNames = new UniqueNames(errors, 'Route name');
   const routeIds = new UniqueNames(errors, 'Route id');
   const unreadRoutes = new Set<string>();
+  // MQTT topic filters are compared as written (MQTT topics are case-sensitive).
+  const topics = new Set<string>();
   list('endpoints').forEach((record, index) => {
     const base = `/endpoints/${index}`;
     const draft = within(errors, base, () => readEndpoint(withoutRouteDestinations(record)));
@@ -181,6 +183,11 @@ export function validateConfig(input: unknown): BackupConfig {
         errors.push({ path: `${routeBase}/id`, message: `Route id must be at most ${MAX_ID}` });
       else routeIds.add(route.id, `${routeBase}/id`);
       routeNames.add(route.name, `${routeBase}/name`);
+      if (route.mqttTopic) {
+        if (topics.has(route.mqttTopic))
+          errors.push({ path: `${routeBase}/mqttTopic`, message: `MQTT topic "${route.mqttTopic}" is already used` });
+        topics.add(route.mqttTopic);
+      }
       checkRoles(route.roles, `${routeBase}/roles`);
       // The service reader takes destination ids; a backup names them (ids differ between gateways).
       const names = extras(errors, routeBase, rawRoute(record, routeIndex), (r) => r.stringList('destinations'));
