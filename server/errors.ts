@@ -38,6 +38,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   backup_version_unsupported: 400,
   port_in_use: 500,
   database_unavailable: 503,
+  shutting_down: 503,
   internal_error: 500,
 };
 

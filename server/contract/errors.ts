@@ -44,6 +44,7 @@ export const ERROR_CODES = [
   // runtime
   'port_in_use',
   'database_unavailable',
+  'shutting_down',
   'internal_error',
 ] as const;
 

@@ -13,6 +13,7 @@ import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { SessionsService } from '../auth/sessions.service';
 import { adminAuth } from './middleware/admin-auth';
 import type { HostAllowList } from './middleware/host-allow-list';
+import { refuseWhileStopping } from './graceful-stop';
 import { countResponses } from './middleware/count-responses';
 import { problems } from './middleware/problems';
 import { requestId } from './middleware/request-id';
@@ -113,6 +114,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestId());
   app.use(countResponses(deps.metrics.responses));
   app.use(problems(deps.logger));
+  app.use(refuseWhileStopping());
   if (network) {
     app.use(clientAddress(() => network.settings().trustedProxies));
     app.use(redirectToHttps(() => network.httpsRedirectPort()));
