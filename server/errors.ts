@@ -15,6 +15,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_json: 400,
   invalid_path: 400,
   host_not_allowed: 403,
+  invalid_host: 400,
   request_incomplete: 400,
   invalid_query: 400,
   invalid_idempotency_key: 400,

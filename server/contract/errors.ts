@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'invalid_json',
   'invalid_path',
   'host_not_allowed',
+  'invalid_host',
   'request_incomplete',
   'invalid_query',
   'invalid_idempotency_key',

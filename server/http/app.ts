@@ -12,7 +12,7 @@ import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { SessionsService } from '../auth/sessions.service';
 import { adminAuth } from './middleware/admin-auth';
-import type { HostAllowList } from './middleware/host-allow-list';
+import { singleHost, type HostAllowList } from './middleware/host-allow-list';
 import { refuseWhileStopping } from './graceful-stop';
 import { countResponses } from './middleware/count-responses';
 import { problems } from './middleware/problems';
@@ -115,9 +115,10 @@ export function createApp(deps: AppDeps): Koa {
   app.use(countResponses(deps.metrics.responses));
   app.use(problems(deps.logger));
   app.use(refuseWhileStopping());
+  app.use(singleHost());
   if (network) {
     app.use(clientAddress(() => network.settings().trustedProxies));
-    app.use(redirectToHttps(() => network.httpsRedirectPort()));
+    app.use(redirectToHttps(() => network.httpsRedirectPort(), deps.allowedHosts));
   }
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');

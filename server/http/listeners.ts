@@ -9,7 +9,11 @@ export interface Listeners {
   http: RunningServer;
   /** HTTPS on `httpsPort` (tlsMode `on`/`both`), or null. */
   https: RunningServer | null;
-  /** Every URL a client can use, HTTP ones first then HTTPS (SPEC §12: `/status` lists both). */
+  /**
+   * Every URL a client can use, HTTP ones first then HTTPS (SPEC §12: `/status` lists both). With
+   * tlsMode `on` the HTTP port is no service (it only redirects), so only the HTTPS ones: the same
+   * story as the listening lines, which announce HTTP only "when HTTP is on".
+   */
   urls: string[];
   stop(graceMs?: number): Promise<void>;
 }
@@ -52,7 +56,7 @@ export async function startListeners(app: Koa, options: ListenerOptions): Promis
   return {
     http,
     https,
-    urls: [...http.urls, ...(https?.urls ?? [])],
+    urls: [...(options.tlsMode === 'on' && https ? [] : http.urls), ...(https?.urls ?? [])],
     stop: async (graceMs) => {
       options.tls.close();
       await Promise.all([http.stop(graceMs), https?.stop(graceMs)]);
