@@ -2,14 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect as connectTcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as connectTls, type ConnectionOptions } from 'node:tls';
 import type { Middleware } from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../server/logger';
 import { startGateway, type StartedGateway } from '../../server/start-gateway';
 import { ADMIN_PASSWORD } from '../helpers/test-gateway';
 
-// Issue 38, item 4: the HTTP→HTTPS redirect names only allowed hosts and the path, and a
-// duplicate Host is refused.
+// Issue 38, items 4 and 9: the HTTP→HTTPS redirect names only allowed hosts and the path, a
+// duplicate Host is refused, the TLS listener offers only AEAD ECDHE suites, and the admin sends
+// HSTS over HTTPS when tlsMode is `on`.
 
 interface RawAnswer {
   status: number;
@@ -40,6 +42,18 @@ function raw(port: number, request: string): Promise<RawAnswer> {
 const get = (target: string, ...headers: string[]) =>
   [`GET ${target} HTTP/1.1`, ...headers, 'Connection: close', '', ''].join('\r\n');
 
+/** The cipher a TLS handshake with `options` settles on; rejects when the server refuses it. */
+function handshake(port: number, options: ConnectionOptions): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connectTls({ host: '127.0.0.1', port, rejectUnauthorized: false, ...options }, () => {
+      const cipher = socket.getCipher().name;
+      socket.destroy();
+      resolve(cipher);
+    });
+    socket.on('error', reject);
+  });
+}
+
 /** A stand-in for the built renderer: the web admin's page. */
 const adminAssets: Middleware = (ctx) => {
   ctx.type = 'html';
@@ -65,6 +79,30 @@ async function start(): Promise<void> {
   httpsPort = gw.https?.port ?? 0;
 }
 
+/** GET over HTTPS (certificate not checked: the subject here is what the server sends). */
+async function httpsHeaders(path: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  const { request } = await import('node:https');
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: '127.0.0.1', port: httpsPort, path, headers, rejectUnauthorized: false, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: new Map(Object.entries(res.headers).map(([name, value]) => [name, String(value)])),
+            body,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 async function adminToken(): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${httpPort}/GWENDPOINTAPI/token`, {
     method: 'POST',
@@ -83,7 +121,42 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('Host rules with tlsMode both (the default)', () => {
+describe('TLS and Host rules with tlsMode both (the default)', () => {
+  it('refuses a TLS 1.2 client that offers only CBC, CCM8 or ARIA suites', async () => {
+    for (const ciphers of [
+      'ECDHE-ECDSA-AES128-SHA',
+      'ECDHE-ECDSA-AES256-SHA384',
+      'ECDHE-ECDSA-AES128-CCM8',
+      'ECDHE-ECDSA-ARIA128-GCM-SHA256',
+    ]) {
+      await expect(handshake(httpsPort, { maxVersion: 'TLSv1.2', ciphers }), ciphers).rejects.toThrow();
+    }
+  });
+
+  it('accepts TLS 1.2 with ECDHE and AES-GCM or ChaCha20, and TLS 1.3', async () => {
+    for (const cipher of ['ECDHE-ECDSA-AES128-GCM-SHA256', 'ECDHE-ECDSA-CHACHA20-POLY1305']) {
+      expect(await handshake(httpsPort, { maxVersion: 'TLSv1.2', ciphers: cipher })).toBe(cipher);
+    }
+    expect(await handshake(httpsPort, {})).toMatch(/^TLS_/);
+  });
+
+  it('keeps the suites after a certificate swap (setSecureContext builds a new context)', async () => {
+    await gw.gateway.handlers.regenerateTls(undefined, { actor: 'test' });
+    await expect(handshake(httpsPort, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-SHA' })).rejects.toThrow();
+    expect(await handshake(httpsPort, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-GCM-SHA256' })).toBe(
+      'ECDHE-ECDSA-AES128-GCM-SHA256',
+    );
+  });
+
+  it('sends no HSTS: HTTP is a service of its own here', async () => {
+    const page = await httpsHeaders('/GWENDPOINTAPI/_admin/');
+    expect(page.status).toBe(200);
+    expect(page.headers.has('strict-transport-security')).toBe(false);
+    const plain = await raw(httpPort, get('/GWENDPOINTAPI/_admin/', 'Host: 127.0.0.1'));
+    expect(plain.status).toBe(200);
+    expect(plain.headers.has('strict-transport-security')).toBe(false);
+  });
+
   it('refuses a request with two Host headers: 400 invalid_host', async () => {
     const answer = await raw(httpPort, get('/GWENDPOINTAPI/_health', 'Host: 127.0.0.1', 'Host: evil.example'));
     expect(answer.status).toBe(400);
@@ -93,7 +166,7 @@ describe('Host rules with tlsMode both (the default)', () => {
   });
 });
 
-describe('tlsMode on: the redirect and the listed URLs', () => {
+describe('tlsMode on: the redirect, the listed URLs and HSTS', () => {
   beforeAll(async () => {
     const token = await adminToken();
     const put = await fetch(`http://127.0.0.1:${httpPort}/GWENDPOINTAPI/_admin/api/settings`, {
@@ -168,5 +241,18 @@ describe('tlsMode on: the redirect and the listed URLs', () => {
     expect(res.status).toBe(308);
     const status = await gw.gateway.handlers.getStatus(undefined, { actor: 'test' });
     expect(status.listenUrls).toEqual([`https://127.0.0.1:${httpsPort}/GWENDPOINTAPI`]);
+  });
+
+  it('sends HSTS on the admin over HTTPS, and not on the data plane or over HTTP', async () => {
+    const page = await httpsHeaders('/GWENDPOINTAPI/_admin/');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    const api = await httpsHeaders('/GWENDPOINTAPI/_admin/api/status');
+    expect(api.status).toBe(401);
+    expect(api.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    expect((await httpsHeaders('/GWENDPOINTAPI/_health')).headers.has('strict-transport-security')).toBe(false);
+    const plain = await raw(httpPort, get('/GWENDPOINTAPI/_admin/', 'Host: 127.0.0.1'));
+    expect(plain.status).toBe(308);
+    expect(plain.headers.has('strict-transport-security')).toBe(false);
   });
 });
