@@ -118,14 +118,15 @@ async function serve(args: string[]): Promise<void> {
   // arrives before a handler exists kills the process without a graceful stop.
   stopOnSignals(running, logger);
   const shownHost = server.host.includes(':') ? `[${server.host}]` : server.host;
-  // HTTP first, then HTTPS (SPEC §12); in tlsMode `on` the HTTP port only redirects, so only HTTPS is announced.
+  // HTTP first, then HTTPS (SPEC §12); in tlsMode `on` the HTTP port only redirects, so only HTTPS
+  // is announced, as only HTTPS is listed in `/status` (`running.urls`).
   if (gateway.deps.settings.current().tlsMode !== 'on') {
     process.stdout.write(`Gateway listening on http://${shownHost}:${server.port}/GWENDPOINTAPI\n`);
   }
   if (https) process.stdout.write(`Gateway listening on https://${shownHost}:${https.port}/GWENDPOINTAPI\n`);
   for (const url of gateway.mqtt.urls()) process.stdout.write(`MQTT listening on ${url}\n`);
   if (gateway.firstAdmin?.generatedPassword) showFirstPassword(gateway.firstAdmin, dataDir);
-  for (const url of server.urls) logger.info('reachable', { url });
+  for (const url of running.urls) logger.info('reachable', { url });
 }
 
 /**

@@ -15,6 +15,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_json: 400,
   invalid_path: 400,
   host_not_allowed: 403,
+  invalid_host: 400,
   request_incomplete: 400,
   invalid_query: 400,
   invalid_idempotency_key: 400,
@@ -39,6 +40,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   backup_version_unsupported: 400,
   port_in_use: 500,
   database_unavailable: 503,
+  shutting_down: 503,
   internal_error: 500,
 };
 

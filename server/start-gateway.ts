@@ -29,6 +29,11 @@ export interface StartOptions {
 
 export interface StartedGateway {
   gateway: Gateway;
+  /**
+   * The URLs to announce and show (`/status` listenUrls): HTTP then HTTPS, and with tlsMode `on`
+   * HTTPS alone, since the HTTP port there only redirects.
+   */
+  urls: string[];
   /** The plain-HTTP listener (in tlsMode `on` it only redirects to HTTPS). */
   server: RunningServer;
   /** The HTTPS listener, or null with tlsMode `off`. */
@@ -101,6 +106,7 @@ export async function startGateway(options: StartOptions): Promise<StartedGatewa
   let stopping: Promise<void> | null = null;
   return {
     gateway,
+    urls: listeners.urls,
     server,
     https: listeners.https,
     stop: () =>

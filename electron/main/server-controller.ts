@@ -138,12 +138,12 @@ export function createServerController(options: ControllerOptions): ServerContro
         options.onFirstAdmin?.({ username: 'admin', password: adminPassword });
       }
       revealPending = false;
-      setState({ kind: 'running', port: started.server.port, urls: listenerUrls(started) });
+      setState({ kind: 'running', port: started.server.port, urls: started.urls });
     } catch (error) {
       if (running) {
         // Listening worked but a follow-up step failed: keep serving, report it.
         logger.error('desktop start follow-up failed', { error });
-        setState({ kind: 'running', port: running.server.port, urls: listenerUrls(running) });
+        setState({ kind: 'running', port: running.server.port, urls: running.urls });
       } else if (error instanceof AppError && error.code === 'port_in_use') {
         setState({ kind: 'port_in_use', ...portInUseDetails(error), message: error.message });
       } else {
@@ -193,9 +193,4 @@ export function createServerController(options: ControllerOptions): ServerContro
       ),
     stop: () => serialize(doStop),
   };
-}
-
-/** HTTP URLs then HTTPS ones (SPEC §12): the listeners follow the stored tlsMode and httpsPort. */
-function listenerUrls(started: Pick<StartedGateway, 'server' | 'https'>): string[] {
-  return [...started.server.urls, ...(started.https?.urls ?? [])];
 }

@@ -18,6 +18,7 @@ export const ERROR_CODES = [
   'invalid_json',
   'invalid_path',
   'host_not_allowed',
+  'invalid_host',
   'request_incomplete',
   'invalid_query',
   'invalid_idempotency_key',
@@ -45,6 +46,7 @@ export const ERROR_CODES = [
   // runtime
   'port_in_use',
   'database_unavailable',
+  'shutting_down',
   'internal_error',
 ] as const;
 

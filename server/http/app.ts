@@ -1,6 +1,6 @@
 import type { Settings } from '../contract/dto';
 import { isLoopbackAddress } from '../address-ranges';
-import { clientAddress } from './middleware/client-address';
+import { clientAddress, type ClientAddressState } from './middleware/client-address';
 import { redirectToHttps } from './middleware/redirect-to-https';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
@@ -12,7 +12,8 @@ import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { SessionsService } from '../auth/sessions.service';
 import { adminAuth } from './middleware/admin-auth';
-import type { HostAllowList } from './middleware/host-allow-list';
+import { singleHost, type HostAllowList } from './middleware/host-allow-list';
+import { refuseWhileStopping } from './graceful-stop';
 import { countResponses } from './middleware/count-responses';
 import { problems } from './middleware/problems';
 import { requestId } from './middleware/request-id';
@@ -23,6 +24,9 @@ import { revokeHandler, tokenHandler } from './routes/token.routes';
 
 export const API_ROOT = '/GWENDPOINTAPI';
 export const ADMIN_API_PREFIX = `${API_ROOT}/_admin/api`;
+
+/** HSTS for the admin (tlsMode `on`): a year, this name only (its subdomains are not the gateway's). */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
 
 export interface HealthReport {
   ok: boolean;
@@ -50,7 +54,10 @@ export interface AppDeps {
 
 export interface NetworkDeps {
   settings(): Pick<Settings, 'trustedProxies' | 'adminAccess'>;
-  /** The HTTPS port plain-HTTP requests are sent to (tlsMode `on`), or null to serve them. */
+  /**
+   * The HTTPS port plain-HTTP requests are sent to (tlsMode `on` in the running listeners, which
+   * also sends HSTS on the admin), or null to serve them.
+   */
   httpsRedirectPort(): number | null;
   /** The certificate the HTTPS listener presents, or null when there is none. */
   certificatePem(): string | null;
@@ -113,15 +120,24 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestId());
   app.use(countResponses(deps.metrics.responses));
   app.use(problems(deps.logger));
+  app.use(refuseWhileStopping());
+  app.use(singleHost());
   if (network) {
     app.use(clientAddress(() => network.settings().trustedProxies));
-    app.use(redirectToHttps(() => network.httpsRedirectPort()));
+    app.use(redirectToHttps(() => network.httpsRedirectPort(), deps.allowedHosts));
   }
   app.use(async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     const path = ctx.path;
     if (path === `${API_ROOT}/_tls/certificate.pem` && network) return void (await certificate(ctx, next));
     const isAdmin = path === `${API_ROOT}/_admin` || path.startsWith(`${API_ROOT}/_admin/`);
+    // tlsMode `on` in the running listeners (plain HTTP only redirects): a browser that reached
+    // the admin over HTTPS keeps to HTTPS for this name. Not with `both`, where HTTP is a
+    // service in its own right; browsers ignore it for IP literals and over untrusted certificates.
+    const httpsOnly = network !== undefined && network.httpsRedirectPort() !== null;
+    if (isAdmin && httpsOnly && (ctx.state as ClientAddressState).clientScheme === 'https') {
+      ctx.set('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+    }
     if (isAdmin && network?.settings().adminAccess === 'local' && !isLoopbackAddress(ctx.request.ip)) {
       throw new AppError('admin_local_only', 'The admin answers only on this machine (adminAccess is "local")');
     }

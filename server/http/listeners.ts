@@ -2,6 +2,7 @@ import type { Server as TlsServer } from 'node:tls';
 import type Koa from 'koa';
 import type { TlsMode } from '../contract/dto';
 import type { TlsStore } from '../tls/tls-store';
+import { secureContextOptions } from '../tls/secure-options';
 import { startServer, type RunningServer } from './start-server';
 
 export interface Listeners {
@@ -9,7 +10,11 @@ export interface Listeners {
   http: RunningServer;
   /** HTTPS on `httpsPort` (tlsMode `on`/`both`), or null. */
   https: RunningServer | null;
-  /** Every URL a client can use, HTTP ones first then HTTPS (SPEC §12: `/status` lists both). */
+  /**
+   * Every URL a client can use, HTTP ones first then HTTPS (SPEC §12: `/status` lists both). With
+   * tlsMode `on` the HTTP port is no service (it only redirects), so only the HTTPS ones: the same
+   * story as the listening lines, which announce HTTP only "when HTTP is on".
+   */
   urls: string[];
   stop(graceMs?: number): Promise<void>;
 }
@@ -37,7 +42,7 @@ export async function startListeners(app: Koa, options: ListenerOptions): Promis
       https = await startServer(app, {
         port: options.httpsPort,
         host: options.host,
-        tls: { key: material.privateKeyPem, cert: material.certificatePem },
+        tls: secureContextOptions(material),
       });
     } catch (error) {
       await http.stop(0);
@@ -45,14 +50,15 @@ export async function startListeners(app: Koa, options: ListenerOptions): Promis
     }
     const server = https.server as unknown as TlsServer;
     // A renewed, regenerated or installed certificate is presented from the next handshake on.
-    options.tls.onChange((next) => server.setSecureContext({ key: next.privateKeyPem, cert: next.certificatePem }));
+    // The whole set of options: setSecureContext builds a new context, Node's defaults for anything missing.
+    options.tls.onChange((next) => server.setSecureContext(secureContextOptions(next)));
     options.tls.startRenewal();
   }
   options.onHttpsPort?.(options.tlsMode === 'on' && https ? https.port : null);
   return {
     http,
     https,
-    urls: [...http.urls, ...(https?.urls ?? [])],
+    urls: [...(options.tlsMode === 'on' && https ? [] : http.urls), ...(https?.urls ?? [])],
     stop: async (graceMs) => {
       options.tls.close();
       await Promise.all([http.stop(graceMs), https?.stop(graceMs)]);

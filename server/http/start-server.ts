@@ -1,12 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { SecureContextOptions } from 'node:tls';
+import type { TlsOptions } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { AppError } from '../errors';
 import { listenUrls } from '../net';
 import { answerBeforeUnreadBody } from './drain-unread-body';
 import { deferContinue } from './data-plane/expect-continue';
+import { GracefulStop } from './graceful-stop';
 
 export interface RunningServer {
   server: Server;
@@ -14,7 +15,10 @@ export interface RunningServer {
   port: number;
   /** Every URL a client on the LAN can use. */
   urls: string[];
-  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes what is left. */
+  /**
+   * Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes what is left;
+   * see GracefulStop for what each open connection meets.
+   */
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -24,31 +28,20 @@ export interface RunningServer {
  */
 export async function startServer(
   app: Koa,
-  options: { port: number; host: string; tls?: SecureContextOptions },
+  options: { port: number; host: string; tls?: TlsOptions },
 ): Promise<RunningServer> {
   const handle = app.callback();
-  // Stopping (SPEC §13): every answer says `Connection: close`, and each connection closes once
-  // its in-flight answer is out, so keep-alive clients are not reset mid-request at the deadline.
-  let stopping = false;
-  const inFlight = new Set<ServerResponse>();
-  const closeAfter = (response: ServerResponse) => {
-    if (!response.headersSent) response.setHeader('Connection', 'close');
-    // Headers already out as keep-alive: the socket goes idle after this answer; close it then.
-    response.once('finish', () => server.closeIdleConnections());
-  };
+  const graceful = new GracefulStop();
   const serve = (request: IncomingMessage, response: ServerResponse) => {
     answerBeforeUnreadBody(request, response);
-    if (stopping) closeAfter(response);
-    else {
-      inFlight.add(response);
-      response.once('close', () => inFlight.delete(response));
-    }
-    void handle(request, response);
+    // False when the request came on a connection the stop had already ended.
+    if (graceful.track(request, response)) void handle(request, response);
   };
   // An https.Server has every http.Server method the rest of this file uses (listen, close, timeouts).
   const server = options.tls ? (createHttpsServer(options.tls, serve) as unknown as Server) : createServer(serve);
+  graceful.watch(server, options.tls !== undefined);
   deferContinue(server, serve);
-  // Slow-loris guard; keep-alive stays short so a stop does not wait on idle sockets.
+  // Slow-loris guard; idle keep-alive connections close after 5 s (a stop ends them sooner).
   server.headersTimeout = 30_000;
   server.requestTimeout = 120_000;
   server.keepAliveTimeout = 5_000;
@@ -78,18 +71,6 @@ export async function startServer(
     host: options.host,
     port: address.port,
     urls: listenUrls(options.host, address.port, options.tls ? 'https' : 'http'),
-    stop: (graceMs = 8_000) =>
-      new Promise<void>((resolve) => {
-        stopping = true;
-        for (const response of inFlight) closeAfter(response);
-        inFlight.clear();
-        const force = setTimeout(() => server.closeAllConnections(), graceMs);
-        force.unref();
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        server.closeIdleConnections();
-      }),
+    stop: (graceMs = 8_000) => graceful.stop(graceMs),
   };
 }

@@ -3,6 +3,7 @@ import { createServer as createTlsServer, type Server as TlsServer } from 'node:
 import { Aedes, type Client } from 'aedes';
 import type { Settings } from '../contract/dto';
 import type { Logger } from '../logger';
+import { secureContextOptions } from '../tls/secure-options';
 import type { TlsStore } from '../tls/tls-store';
 import { ConnectRefused, PublishRefused, type MqttPublications } from './publications';
 
@@ -120,10 +121,7 @@ export class MqttBroker {
         servers.push({ server, url: await listenOn(server, 'mqtt', options.host, options.port ?? settings.mqttPort) });
       }
       if (secure) {
-        const server = createTlsServer(
-          { key: secure.privateKeyPem, cert: secure.certificatePem, minVersion: 'TLSv1.2' },
-          (socket) => broker.handle(socket),
-        );
+        const server = createTlsServer(secureContextOptions(secure), (socket) => broker.handle(socket));
         servers.push({
           server,
           url: await listenOn(server, 'mqtts', options.host, options.mqttsPort ?? settings.mqttsPort),
@@ -137,12 +135,7 @@ export class MqttBroker {
     const tlsServer = secure ? servers[servers.length - 1]?.server : undefined;
     const unsubscribeTls =
       tlsServer && this.deps.tls
-        ? this.deps.tls.onChange((next) =>
-            (tlsServer as TlsServer).setSecureContext({
-              key: next.privateKeyPem,
-              cert: next.certificatePem,
-            }),
-          )
+        ? this.deps.tls.onChange((next) => (tlsServer as TlsServer).setSecureContext(secureContextOptions(next)))
         : null;
     this.running = { broker, servers, unsubscribeTls };
     for (const { url } of servers) logger.info('mqtt listening', { url });

@@ -1,5 +1,7 @@
 import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
+import type { Middleware } from 'koa';
+import { AppError } from '../../errors';
 
 /**
  * Host names the admin API and web admin answer to, against DNS rebinding: a page on an attacker's
@@ -36,12 +38,27 @@ export class HostAllowList {
 }
 
 /** The name in a Host header, lower-cased, without port or IPv6 brackets; null when malformed. */
-function hostOf(header: string): string | null {
+export function hostOf(header: string): string | null {
   const value = header.trim().toLowerCase();
   const bracketed = /^\[([0-9a-f:.]+)\](?::\d{1,5})?$/.exec(value);
   if (bracketed) return bracketed[1] ?? null;
   const plain = /^([a-z0-9_.-]+)(?::\d{1,5})?$/.exec(value);
   return plain ? (plain[1] ?? '').replace(/\.$/, '') : null;
+}
+
+/**
+ * RFC 9112 §3.2: a request with more than one Host header is refused with 400. Node keeps the
+ * first and drops the rest, so a proxy that reads the last one and the gateway would disagree on
+ * which site the request is for.
+ */
+export function singleHost(): Middleware {
+  return async (ctx, next) => {
+    const raw = ctx.req.rawHeaders;
+    let hosts = 0;
+    for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'host') hosts++;
+    if (hosts > 1) throw new AppError('invalid_host', 'The request carries more than one Host header');
+    await next();
+  };
 }
 
 /** The host names in listen URLs (`http://name:port/…`). */

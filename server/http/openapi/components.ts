@@ -260,9 +260,12 @@ const responses = {
     'Too many failed authentications from this address or for this username (`too_many_failures`).',
     { 'Retry-After': ref('headers', 'RetryAfter') },
   ),
-  Unavailable: problemResponse('Overloaded or the database is unavailable (`overloaded`, `database_unavailable`).', {
-    'Retry-After': ref('headers', 'RetryAfter'),
-  }),
+  Unavailable: problemResponse(
+    'Overloaded, the database is unavailable, or the gateway is stopping (`overloaded`, `database_unavailable`, `shutting_down`).',
+    {
+      'Retry-After': ref('headers', 'RetryAfter'),
+    },
+  ),
 };
 
 export const COMPONENTS = { securitySchemes, schemas, responses, parameters, headers };
