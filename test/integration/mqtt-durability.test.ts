@@ -115,6 +115,8 @@ describe('MQTT acknowledgements through a SIGKILL (SPEC §15)', () => {
 
     // The same data folder and port: the client reconnects and resends what was not acknowledged.
     const second = await gatewayWithBroker(dataDir, port, null);
+    // mqttMode is stored: the broker starts with the gateway and says where it listens.
+    expect(second.stdout()).toContain(`MQTT listening on mqtt://127.0.0.1:${port}\n`);
     await Promise.all(pending);
     expect(acked.size).toBe(published);
     await client.endAsync();
