@@ -27,6 +27,28 @@ import type { SettingsService } from './services/settings.service';
 import { VERSION } from './version';
 
 /**
+ * `/_health` degraded by each destination whose delivery loop fails inside the gateway (a database
+ * error, a secret that cannot be opened): reason `delivery_failing`. A receiver that is down is
+ * not the gateway's trouble and stays out of it (the destination's status shows it).
+ */
+function withDeliveryFailures(
+  answer: { ok: boolean; body: Record<string, unknown> },
+  failing: readonly string[],
+): { ok: boolean; body: Record<string, unknown> } {
+  if (failing.length === 0) return answer;
+  const { status: _status, reasons, ...rest } = answer.body;
+  const more = failing.map((message) => ({ code: 'delivery_failing', message }));
+  return {
+    ok: false,
+    body: {
+      status: 'degraded',
+      reasons: [...(Array.isArray(reasons) ? (reasons as unknown[]) : []), ...more],
+      ...rest,
+    },
+  };
+}
+
+/**
  * The data plane's moving parts, assembled for `createGateway`: the live route table, the group
  * commit lanes on the one writer, the load policy, the sync and queued processing paths, the
  * queue worker, store and forward (outbox and delivery engine), housekeeping, and on PostgreSQL
@@ -112,6 +134,8 @@ export async function assembleDataPlane(base: {
   housekeeping.start();
 
   return {
+    /** This process's id: lease owner, change-feed origin, and the `X-Gateway-Id` of its deliveries. */
+    instanceId,
     routes,
     depth,
     load,
@@ -119,17 +143,20 @@ export async function assembleDataPlane(base: {
     lanes,
     commitStats,
     /** `/_health`: the write path, the queue, the disk and the outboxes, read without waiting on the writer. */
-    health: () =>
-      healthAnswer({
-        lanes,
-        queue: { depth: () => depth.current, limit: () => load.queueBound() },
-        dataDir: base.database.kind === 'sqlite' ? dirname(base.database.filename) : null,
-        probe: () => db.knex.raw('select 1'),
-        fullOutboxes: () => delivery.fullOutboxes(),
-        version: VERSION,
-        databaseKind: db.kind,
-        commitStats,
-      }),
+    health: async () =>
+      withDeliveryFailures(
+        await healthAnswer({
+          lanes,
+          queue: { depth: () => depth.current, limit: () => load.queueBound() },
+          dataDir: base.database.kind === 'sqlite' ? dirname(base.database.filename) : null,
+          probe: () => db.knex.raw('select 1'),
+          fullOutboxes: () => delivery.fullOutboxes(),
+          version: VERSION,
+          databaseKind: db.kind,
+          commitStats,
+        }),
+        delivery.failingLoops(),
+      ),
     counters,
     sync,
     queued,

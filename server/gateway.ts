@@ -7,7 +7,7 @@ import { AuthDirectory } from './auth/directory';
 import { Lockout } from './auth/lockout';
 import type { GatewayHandlers } from './contract/operations';
 import { createDb, type Db, type DbConfig } from './db';
-import { createApp } from './http/app';
+import { API_ROOT, createApp } from './http/app';
 import { HostAllowList, namesOfUrls } from './http/middleware/host-allow-list';
 import { createLogger, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -30,6 +30,7 @@ import { createStatusService } from './services/status.service';
 import { createSettingsService } from './services/settings.service';
 import { createUsersService } from './services/users.service';
 import { createDestinationsService } from './services/destinations.service';
+import { addressesGateway, type Listening } from './self-address';
 
 export interface GatewayOptions {
   database: DbConfig;
@@ -54,6 +55,8 @@ export interface GatewayOptions {
 /** What the status operation needs from the running server (set once it listens). */
 export interface RuntimeInfo {
   listenUrls: string[];
+  /** The sockets it listens on: a destination may not point at them (delivery loops, issue 38). */
+  listening: Listening[];
   startedAt: number;
   /** tlsMode `on`: the HTTPS port plain HTTP is redirected to (set once HTTPS listens). */
   httpsRedirectPort: number | null;
@@ -101,7 +104,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const verifier = new CredentialVerifier({ db, directory, settings, now }, changes);
   const lockout = new Lockout(() => settings.current().authFailureLimit, now, logger);
   const sessions = createSessionsService({ db, settings, verifier, changes, now });
-  const runtime: RuntimeInfo = { listenUrls: [], startedAt: now(), httpsRedirectPort: null };
+  const runtime: RuntimeInfo = { listenUrls: [], listening: [], startedAt: now(), httpsRedirectPort: null };
 
   const plane = await assembleDataPlane({
     db,
@@ -134,7 +137,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       queueDepth: () => plane.depth.current,
       destinations: () => delivery.summaries(),
     }),
-    ...createDestinationsService({ ...deps, delivery }),
+    ...createDestinationsService({
+      ...deps,
+      delivery,
+      addressesGateway: (url) => addressesGateway(url, runtime.listening, { apiRoot: API_ROOT }),
+    }),
   } satisfies GatewayHandlers;
   const metrics = new GatewayMetrics({
     events: plane.counters,
@@ -158,6 +165,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       certificatePem: () => options.tls?.current()?.certificatePem ?? null,
     },
     dataPlane: dataPlane({ db, verifier, lockout, settings, logger, now, ...plane }),
+    gatewayId: plane.instanceId,
     health: plane.health,
   });
 

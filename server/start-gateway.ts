@@ -74,6 +74,10 @@ export async function startGateway(options: StartOptions): Promise<StartedGatewa
   }
   const server = listeners.http;
   gateway.runtime.listenUrls = listeners.urls;
+  gateway.runtime.listening = [listeners.http, ...(listeners.https ? [listeners.https] : [])].map((listener) => ({
+    address: listener.address,
+    port: listener.port,
+  }));
   // Facts only: a generated admin password is the caller's to show, never a log line's.
   logger.info('gateway started', {
     version: VERSION,

@@ -21,6 +21,12 @@ export type AttemptResult =
       retryAfterMs: number | null;
     };
 
+/**
+ * Every delivery carries the sending gateway's instance id: a gateway refuses (508) a request
+ * that carries its own, so a destination that leads back to it cannot multiply its events.
+ */
+export const GATEWAY_ID_HEADER = 'x-gateway-id';
+
 /** What a receiver may answer that is read (and thrown away): enough for an error page. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
@@ -80,7 +86,10 @@ function classify(error: unknown, timedOut: boolean): { reason: FailureReason; m
 export class HttpDelivery {
   private readonly agent: Agent;
 
-  constructor(private readonly destination: DestinationRecord) {
+  constructor(
+    private readonly destination: DestinationRecord,
+    private readonly gatewayId: string,
+  ) {
     this.agent = new Agent({
       connections: 4,
       keepAliveTimeout: 30_000,
@@ -106,6 +115,7 @@ export class HttpDelivery {
           'idempotency-key': batchId,
           'x-gateway-attempt': String(attempt),
           'user-agent': `gateway/${VERSION}`,
+          [GATEWAY_ID_HEADER]: this.gatewayId,
           ...authHeaders(d, body, now),
         },
         body,

@@ -15,6 +15,7 @@ import { adminAuth } from './middleware/admin-auth';
 import type { HostAllowList } from './middleware/host-allow-list';
 import { countResponses } from './middleware/count-responses';
 import { problems } from './middleware/problems';
+import { refuseOwnDeliveries } from './middleware/refuse-own-deliveries';
 import { requestId } from './middleware/request-id';
 import { adminRouter } from './routes/admin.routes';
 import { metricsHandler } from './routes/metrics.routes';
@@ -38,6 +39,8 @@ export interface AppDeps {
   health: () => Promise<HealthReport>;
   /** `/_metrics`; the app counts its responses into it. */
   metrics: GatewayMetrics;
+  /** This gateway's `X-Gateway-Id`: a request carrying it is its own delivery come back (508). */
+  gatewayId: string;
   /** The data plane (`/GWENDPOINTAPI/<base>/<route>`); everything unmatched is a 404. */
   dataPlane?: Middleware;
   /** Serves the built renderer under `/GWENDPOINTAPI/_admin/` (web admin). */
@@ -113,6 +116,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestId());
   app.use(countResponses(deps.metrics.responses));
   app.use(problems(deps.logger));
+  app.use(refuseOwnDeliveries(deps.gatewayId));
   if (network) {
     app.use(clientAddress(() => network.settings().trustedProxies));
     app.use(redirectToHttps(() => network.httpsRedirectPort()));

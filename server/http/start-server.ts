@@ -11,6 +11,8 @@ import { deferContinue } from '../ingest/expect-continue';
 export interface RunningServer {
   server: Server;
   host: string;
+  /** The address bound (`host` resolved; `0.0.0.0` or `::` for every interface). */
+  address: string;
   port: number;
   /** Every URL a client on the LAN can use. */
   urls: string[];
@@ -76,6 +78,7 @@ export async function startServer(
   return {
     server,
     host: options.host,
+    address: address.address,
     port: address.port,
     urls: listenUrls(options.host, address.port, options.tls ? 'https' : 'http'),
     stop: (graceMs = 8_000) =>

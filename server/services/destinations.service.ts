@@ -25,8 +25,11 @@ export const DESTINATION_LIMITS = {
   maxRetryAgeSeconds: { min: 60, max: 2_592_000, fallback: 604_800, label: 'Retry for (seconds)' },
 } as const;
 
-/** Headers the gateway sets itself on every delivery: a destination may not set them (SPEC §11). */
-const RESERVED_HEADERS = ['content-type', 'content-length', 'host', 'idempotency-key'];
+/**
+ * Headers the gateway sets itself on every delivery: a destination may not set them (SPEC §11).
+ * `X-Gateway-Id` too: a second one beside the gateway's could hide a delivery come back.
+ */
+const RESERVED_HEADERS = ['content-type', 'content-length', 'host', 'idempotency-key', 'x-gateway-id'];
 /** RFC 9110 §5.1 field-name token. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 
@@ -273,7 +276,26 @@ function readPage(input: unknown): { limit: number; beforeId?: number } {
   return cursor === undefined ? { limit } : { limit, beforeId: Number(cursor) };
 }
 
-export function createDestinationsService(deps: ServiceDeps & { delivery: DeliveryControl }) {
+/**
+ * A destination whose URL leads to the gateway's own data routes would send every event back in,
+ * and out again, without end (issue 38: 3 events became 24; two such destinations doubled the
+ * payload at each turn). Refused on create and update, with the field named, while the destination
+ * is active: a paused one sends nothing, so one that loops already can still be paused and mended.
+ */
+async function refuseLoop(draft: DestinationDraft, addressesGateway: (url: string) => Promise<boolean>): Promise<void> {
+  if (!draft.active || !(await addressesGateway(draft.url))) return;
+  const message =
+    'This URL leads to this gateway itself: every event delivered there would come back in and be delivered again';
+  throw new AppError('destination_loop', message, { errors: [{ path: '/url', message }] });
+}
+
+export function createDestinationsService(
+  deps: ServiceDeps & {
+    delivery: DeliveryControl;
+    /** Whether a URL reaches this gateway's own listeners and API path (resolving its host). */
+    addressesGateway: (url: string) => Promise<boolean>;
+  },
+) {
   const { db, delivery } = deps;
 
   async function find(input: unknown): Promise<DestinationRecord> {
@@ -297,6 +319,7 @@ export function createDestinationsService(deps: ServiceDeps & { delivery: Delive
 
     async createDestination(input: unknown, context: CallContext): Promise<DestinationWithSecret> {
       const draft = readDestination(input);
+      await refuseLoop(draft, deps.addressesGateway);
       const { write, newSecret: secret } = resolveSecrets(draft, null);
       const id = await db.knex
         .transaction(async (trx) => {
@@ -313,6 +336,7 @@ export function createDestinationsService(deps: ServiceDeps & { delivery: Delive
     async updateDestination(input: unknown, context: CallContext): Promise<DestinationWithSecret> {
       const id = readId(input, 'Destination');
       const draft = readDestination(input);
+      await refuseLoop(draft, deps.addressesGateway);
       let secret: string | null = null;
       await db.knex
         .transaction(async (trx) => {

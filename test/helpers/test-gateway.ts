@@ -56,6 +56,7 @@ export async function startTestGateway(
   });
   const server = await startServer(gateway.app, { port: 0, host: '127.0.0.1' });
   gateway.runtime.listenUrls = server.urls;
+  gateway.runtime.listening = [{ address: server.address, port: server.port }];
   const base = `http://127.0.0.1:${server.port}/GWENDPOINTAPI`;
   let token: string | null = null;
   const adminToken = async () => {
