@@ -21,6 +21,7 @@ import { SyncPath } from './ingest/sync-path';
 import { Worker } from './ingest/worker';
 import { healthAnswer } from './ingest/write-health';
 import type { Logger } from './logger';
+import type { SecretBox } from './secret-box';
 import { IngestCounters } from './metrics/ingest-counters';
 import { eventsRepo } from './repositories/events.repo';
 import type { SettingsService } from './services/settings.service';
@@ -64,6 +65,8 @@ export async function assembleDataPlane(base: {
   now: () => number;
   /** Run the worker and the delivery engine here (false: an ingest-only instance). */
   processQueue: boolean;
+  /** Opens the destinations' stored credentials for delivery. */
+  secrets: SecretBox;
 }) {
   const { db, changes, settings, logger, now } = base;
   const instanceId = randomUUID();
@@ -85,7 +88,17 @@ export async function assembleDataPlane(base: {
   const maxOutboxItems = () => settings.current().maxOutboxItems;
   const outbox = new Outbox(db, changes, ledger, maxOutboxItems, now);
   const store = <T>(work: Parameters<GroupCommit['store']>[0]) => commit.store(work) as Promise<T>;
-  const delivery = new DeliveryEngine({ db, store, changes, ledger, logger, now, instanceId, maxOutboxItems });
+  const delivery = new DeliveryEngine({
+    db,
+    store,
+    changes,
+    ledger,
+    logger,
+    now,
+    instanceId,
+    maxOutboxItems,
+    secrets: base.secrets,
+  });
   const handoff = { outbox, committed: (ids: ReadonlySet<number>) => delivery.notify(ids) };
   const processing = new EventProcessing({
     settings: () => settings.current(),

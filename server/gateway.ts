@@ -18,7 +18,7 @@ import { assembleDataPlane } from './assemble-data-plane';
 import { createAccessTokensService } from './services/access-tokens.service';
 import { createAuditService } from './services/audit.service';
 import { createBackupService } from './services/backup';
-import { ensureBuiltInRoles, ensureFirstAdmin } from './services/bootstrap';
+import { ensureBuiltInRoles, ensureFirstAdmin, sealDestinationSecrets } from './services/bootstrap';
 import { ConfigChanges } from './db/config-changes';
 import { createEndpointsService } from './services/endpoints.service';
 import { createEventsService } from './services/events.service';
@@ -31,6 +31,7 @@ import { createSettingsService } from './services/settings.service';
 import { createUsersService } from './services/users.service';
 import { createDestinationsService } from './services/destinations.service';
 import { addressesGateway, type Listening } from './self-address';
+import type { SecretBox } from './secret-box';
 
 export interface GatewayOptions {
   database: DbConfig;
@@ -50,6 +51,8 @@ export interface GatewayOptions {
   processQueue?: boolean;
   /** The HTTPS certificate store (data folder); absent, the TLS operations answer 404. */
   tls?: TlsStore;
+  /** Seals destination credentials at rest: the data folder's key, or GATEWAY_SECRET_KEY (`openSecretBox`). */
+  secrets: SecretBox;
 }
 
 /** What the status operation needs from the running server (set once it listens). */
@@ -89,6 +92,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const settings = createSettingsService({ db, changes, audit });
   await settings.reload();
   await ensureBuiltInRoles(db);
+  await sealDestinationSecrets(db, options.secrets, logger);
   const firstAdmin =
     options.createFirstAdmin === false
       ? null
@@ -99,7 +103,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           logger,
         });
 
-  const deps: ServiceDeps = { db, changes, audit, settings, now };
+  const deps: ServiceDeps = { db, changes, audit, settings, now, secrets: options.secrets };
   const directory = new AuthDirectory(db, changes);
   const verifier = new CredentialVerifier({ db, directory, settings, now }, changes);
   const lockout = new Lockout(() => settings.current().authFailureLimit, now, logger);
@@ -115,6 +119,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     now,
     processQueue: options.processQueue !== false,
+    secrets: options.secrets,
   });
   const { delivery } = plane;
 

@@ -4,6 +4,7 @@ import type { DbConfig } from './db';
 import { createGateway, type Gateway } from './gateway';
 import { startListeners, type Listeners } from './http/listeners';
 import type { RunningServer } from './http/start-server';
+import { openSecretBox } from './secret-box';
 import { createTlsStore } from './tls/tls-store';
 import { createLogger, type Logger } from './logger';
 import { usersRepo } from './repositories/users.repo';
@@ -20,6 +21,8 @@ export interface StartOptions {
   /** `--https-port`; absent with `port: 0`, HTTPS takes a free port too (SPEC §12). */
   httpsPort?: number;
   adminPassword?: string;
+  /** GATEWAY_SECRET_KEY: the key that seals destination credentials; else the data folder's `secret.key`. */
+  secretKey?: string;
   adminAssets?: Middleware;
   logger?: Logger;
 }
@@ -46,6 +49,7 @@ export async function startGateway(options: StartOptions): Promise<StartedGatewa
   const tls = createTlsStore(options.dataDir);
   const gateway = await createGateway({
     tls,
+    secrets: openSecretBox({ dataDir: options.dataDir, fromEnv: options.secretKey }),
     database: databaseConfig(options.dataDir, options.databaseUrl),
     adminPassword: options.adminPassword,
     adminAssets: options.adminAssets,

@@ -4,6 +4,7 @@ import type { ConfigChanges } from '../db/config-changes';
 import type { Logger } from '../logger';
 import { destinationsRepo, type DestinationRecord } from '../repositories/destinations.repo';
 import { outboxRepo } from '../repositories/outbox.repo';
+import type { SecretBox } from '../secret-box';
 import type { DeliveryControl } from '../services/destinations.service';
 import { iso } from '../time';
 import { DestinationSender, loopFailure, type StoreJob } from './destination-sender';
@@ -52,6 +53,8 @@ export class DeliveryEngine implements DeliveryControl {
       /** The lease owner name on PostgreSQL (several instances share the outbox), and every delivery's `X-Gateway-Id`. */
       instanceId: string;
       maxOutboxItems: () => number;
+      /** Opens the destinations' stored credentials. */
+      secrets: SecretBox;
     },
   ) {}
 
@@ -124,7 +127,7 @@ export class DeliveryEngine implements DeliveryControl {
   }
 
   private startSender(config: DestinationRecord): void {
-    const { db, store, ledger, logger, now, instanceId } = this.deps;
+    const { db, store, ledger, logger, now, instanceId, secrets } = this.deps;
     const sender = new DestinationSender(config, {
       db,
       store,
@@ -133,6 +136,7 @@ export class DeliveryEngine implements DeliveryControl {
       now,
       leaseOwner: db.kind === 'postgres' ? instanceId : null,
       gatewayId: instanceId,
+      secrets,
     });
     this.senders.set(config.id, sender);
     sender.start();

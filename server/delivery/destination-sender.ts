@@ -4,6 +4,7 @@ import type { Db } from '../db';
 import type { WriteBatch } from '../db/write-batch';
 import type { Logger } from '../logger';
 import type { DestinationRecord } from '../repositories/destinations.repo';
+import type { SecretBox } from '../secret-box';
 import { outboxRepo, type AttemptFailure, type DeliveryBatch, type OutboxItem } from '../repositories/outbox.repo';
 import { batchBody, HttpDelivery, type AttemptResult } from './http-delivery';
 import type { DeliveryLedger, LastError } from './ledger';
@@ -61,6 +62,8 @@ export interface SenderDeps {
   leaseOwner: string | null;
   /** This instance's id, sent as `X-Gateway-Id` with every delivery. */
   gatewayId: string;
+  /** Opens the destination's stored credential. */
+  secrets: SecretBox;
 }
 
 /**
@@ -89,7 +92,7 @@ export class DestinationSender {
     private config: DestinationRecord,
     private readonly deps: SenderDeps,
   ) {
-    this.http = new HttpDelivery(config, deps.gatewayId);
+    this.http = new HttpDelivery(config, deps.gatewayId, deps.secrets);
   }
 
   /** The destination's name, as configured now. */
@@ -107,7 +110,7 @@ export class DestinationSender {
     if (JSON.stringify(config) === JSON.stringify(this.config)) return;
     const old = this.http;
     this.config = config;
-    this.http = new HttpDelivery(config, this.deps.gatewayId);
+    this.http = new HttpDelivery(config, this.deps.gatewayId, this.deps.secrets);
     void old.close();
     this.alarm.wake();
   }
@@ -151,10 +154,23 @@ export class DestinationSender {
           error: error instanceof Error ? error.message : String(error),
         });
         // Another instance took the lease: that one sends now, nothing is wrong.
-        if (!(error instanceof LeaseLost)) ledger.loopFailed(this.config.id, loopFailure(now(), error));
+        if (!(error instanceof LeaseLost)) {
+          ledger.loopFailed(this.config.id, loopFailure(now(), error));
+          await this.yieldLease();
+        }
       }
       if (waitMs > 0 && this.running) await this.alarm.wait(waitMs);
     }
+  }
+
+  /**
+   * After a failure of its own (its database connection, a credential its key cannot open), an
+   * instance lets the lease go so that another one may send meanwhile; what it cut is read again.
+   */
+  private async yieldLease(): Promise<void> {
+    this.soleCut = null;
+    const { leaseOwner, db } = this.deps;
+    if (leaseOwner) await outboxRepo.releaseLease(db.knex, this.config.id, leaseOwner).catch(() => undefined);
   }
 
   /** One step: send the head batch if it is due; answers how long to wait before the next step. */

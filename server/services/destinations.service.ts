@@ -12,6 +12,7 @@ import { AppError, notFound, validationFailed } from '../errors';
 import { isUniqueViolation } from '../repositories/db-types';
 import { destinationsRepo, type DestinationRecord, type DestinationWrite } from '../repositories/destinations.repo';
 import { outboxRepo, type DeliveryBatch } from '../repositories/outbox.repo';
+import type { SealedSecret, SecretBox } from '../secret-box';
 import { iso } from '../time';
 import { InputReader, readId } from '../validation';
 import { readListQuery } from './paging';
@@ -172,22 +173,25 @@ export function readDestination(input: unknown): DestinationDraft {
 }
 
 /**
- * The stored form of a draft: secrets come from the input, else (same type on update) from the
- * stored record; a new `hmac` gets a fresh secret, which the caller answers once.
+ * The stored form of a draft: secrets come from the input (sealed here), else (same type on
+ * update) the stored record's, kept sealed as they are; a new `hmac` gets a fresh secret, which
+ * the caller answers once.
  */
 function resolveSecrets(
   draft: DestinationDraft,
   existing: DestinationRecord | null,
+  box: SecretBox,
 ): { write: DestinationWrite; newSecret: string | null } {
   const { auth, ...rest } = draft;
   const kept = existing && existing.authType === auth.type ? existing.authSecret : null;
   const missing = (path: string, label: string) =>
     validationFailed([{ path: `/auth/${path}`, message: `${label} is required` }]);
+  const given = (value: string | undefined): SealedSecret | null => (value ? box.seal(value) : kept);
   switch (auth.type) {
     case 'none':
       return { write: { ...rest, authType: 'none', authUsername: null, authSecret: null }, newSecret: null };
     case 'basic': {
-      const secret = auth.password ?? kept;
+      const secret = given(auth.password);
       if (!secret) throw missing('password', 'Password');
       return {
         write: { ...rest, authType: 'basic', authUsername: auth.username, authSecret: secret },
@@ -195,15 +199,15 @@ function resolveSecrets(
       };
     }
     case 'bearer': {
-      const secret = auth.token ?? kept;
+      const secret = given(auth.token);
       if (!secret) throw missing('token', 'Token');
       return { write: { ...rest, authType: 'bearer', authUsername: null, authSecret: secret }, newSecret: null };
     }
     case 'hmac': {
-      const secret = kept ?? newSecret();
+      const fresh = kept ? null : newSecret();
       return {
-        write: { ...rest, authType: 'hmac', authUsername: null, authSecret: secret },
-        newSecret: kept ? null : secret,
+        write: { ...rest, authType: 'hmac', authUsername: null, authSecret: fresh ? box.seal(fresh) : kept },
+        newSecret: fresh,
       };
     }
   }
@@ -320,7 +324,7 @@ export function createDestinationsService(
     async createDestination(input: unknown, context: CallContext): Promise<DestinationWithSecret> {
       const draft = readDestination(input);
       await refuseLoop(draft, deps.addressesGateway);
-      const { write, newSecret: secret } = resolveSecrets(draft, null);
+      const { write, newSecret: secret } = resolveSecrets(draft, null, deps.secrets);
       const id = await db.knex
         .transaction(async (trx) => {
           if (await destinationsRepo.findByName(trx, write.name)) throw nameTaken(write.name);
@@ -344,7 +348,7 @@ export function createDestinationsService(
           if (!existing) throw notFound('Destination');
           const clash = await destinationsRepo.findByName(trx, draft.name);
           if (clash && clash.id !== id) throw nameTaken(draft.name);
-          const resolved = resolveSecrets(draft, existing);
+          const resolved = resolveSecrets(draft, existing, deps.secrets);
           secret = resolved.newSecret;
           await destinationsRepo.update(trx, id, resolved.write);
           await deps.audit.record(trx, context, 'update', 'destinations', id, `Updated destination ${draft.name}`);
@@ -382,7 +386,7 @@ export function createDestinationsService(
           throw validationFailed([
             { path: '/auth/type', message: 'Only an hmac destination has a secret to regenerate' },
           ]);
-        await destinationsRepo.update(trx, id, { ...existing, authSecret: secret });
+        await destinationsRepo.update(trx, id, { ...existing, authSecret: deps.secrets.seal(secret) });
         await deps.audit.record(trx, context, 'regenerate', 'destinations', id, `New secret for ${existing.name}`);
       });
       deps.changes.publish('destinations');

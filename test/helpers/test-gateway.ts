@@ -7,6 +7,7 @@ import type { DbConfig } from '../../server/db';
 import { createGateway, type Gateway } from '../../server/gateway';
 import { startServer, type RunningServer } from '../../server/http/start-server';
 import { silentLogger } from '../../server/logger';
+import { openSecretBox } from '../../server/secret-box';
 import { createDatabase } from './postgres-cluster';
 
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -47,6 +48,7 @@ export async function startTestGateway(
 ): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const gateway = await createGateway({
+    secrets: openSecretBox({ dataDir }),
     database: await testDatabase(dataDir),
     logger: silentLogger,
     adminPassword: ADMIN_PASSWORD,
