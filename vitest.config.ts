@@ -14,6 +14,8 @@ const BOTH_DATABASES = [
   'test/integration/write-batch.test.ts',
   'test/integration/inventory-state.test.ts',
   'test/integration/delivery.test.ts',
+  'test/integration/delivery-guards.test.ts',
+  'test/integration/secrets-at-rest.test.ts',
   'test/integration/queue-claims.test.ts',
   'test/integration/mqtt.test.ts',
 ];

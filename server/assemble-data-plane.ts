@@ -22,10 +22,33 @@ import { Worker } from './intake/processing/worker';
 import { healthAnswer } from './intake/commit/write-health';
 import { Intake } from './intake/intake';
 import type { Logger } from './logger';
+import type { SecretBox } from './secret-box';
 import { IngestCounters } from './metrics/ingest-counters';
 import { eventsRepo } from './repositories/events.repo';
 import type { SettingsService } from './services/settings.service';
 import { VERSION } from './version';
+
+/**
+ * `/_health` degraded by each destination whose delivery loop fails inside the gateway (a database
+ * error, a secret that cannot be opened): reason `delivery_failing`. A receiver that is down is
+ * not the gateway's trouble and stays out of it (the destination's status shows it).
+ */
+function withDeliveryFailures(
+  answer: { ok: boolean; body: Record<string, unknown> },
+  failing: readonly string[],
+): { ok: boolean; body: Record<string, unknown> } {
+  if (failing.length === 0) return answer;
+  const { status: _status, reasons, ...rest } = answer.body;
+  const more = failing.map((message) => ({ code: 'delivery_failing', message }));
+  return {
+    ok: false,
+    body: {
+      status: 'degraded',
+      reasons: [...(Array.isArray(reasons) ? (reasons as unknown[]) : []), ...more],
+      ...rest,
+    },
+  };
+}
 
 /**
  * The data plane's moving parts, assembled for `createGateway`: the live route table, the group
@@ -43,6 +66,8 @@ export async function assembleDataPlane(base: {
   now: () => number;
   /** Run the worker and the delivery engine here (false: an ingest-only instance). */
   processQueue: boolean;
+  /** Opens the destinations' stored credentials for delivery. */
+  secrets: SecretBox;
 }) {
   const { db, changes, settings, logger, now } = base;
   const instanceId = randomUUID();
@@ -64,7 +89,17 @@ export async function assembleDataPlane(base: {
   const maxOutboxItems = () => settings.current().maxOutboxItems;
   const outbox = new Outbox(db, changes, ledger, maxOutboxItems, now);
   const store = <T>(work: Parameters<GroupCommit['store']>[0]) => commit.store(work) as Promise<T>;
-  const delivery = new DeliveryEngine({ db, store, changes, ledger, logger, now, instanceId, maxOutboxItems });
+  const delivery = new DeliveryEngine({
+    db,
+    store,
+    changes,
+    ledger,
+    logger,
+    now,
+    instanceId,
+    maxOutboxItems,
+    secrets: base.secrets,
+  });
   const handoff = { outbox, committed: (ids: ReadonlySet<number>) => delivery.notify(ids) };
   const processing = new EventProcessing({
     settings: () => settings.current(),
@@ -111,6 +146,8 @@ export async function assembleDataPlane(base: {
   housekeeping.start();
 
   return {
+    /** This process's id: lease owner, change-feed origin, and the `X-Gateway-Id` of its deliveries. */
+    instanceId,
     routes,
     depth,
     load,
@@ -118,17 +155,20 @@ export async function assembleDataPlane(base: {
     lanes,
     commitStats,
     /** `/_health`: the write path, the queue, the disk and the outboxes, read without waiting on the writer. */
-    health: () =>
-      healthAnswer({
-        lanes,
-        queue: { depth: () => depth.current, limit: () => load.queueBound() },
-        dataDir: base.database.kind === 'sqlite' ? dirname(base.database.filename) : null,
-        probe: () => db.knex.raw('select 1'),
-        fullOutboxes: () => delivery.fullOutboxes(),
-        version: VERSION,
-        databaseKind: db.kind,
-        commitStats,
-      }),
+    health: async () =>
+      withDeliveryFailures(
+        await healthAnswer({
+          lanes,
+          queue: { depth: () => depth.current, limit: () => load.queueBound() },
+          dataDir: base.database.kind === 'sqlite' ? dirname(base.database.filename) : null,
+          probe: () => db.knex.raw('select 1'),
+          fullOutboxes: () => delivery.fullOutboxes(),
+          version: VERSION,
+          databaseKind: db.kind,
+          commitStats,
+        }),
+        delivery.failingLoops(),
+      ),
     counters,
     intake,
     snapshots: new ReadRounds(),

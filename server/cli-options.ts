@@ -89,6 +89,7 @@ export function environmentUsage(): string {
     `Environment (a flag wins over its variable, a variable over the stored setting):`,
     ...envs.map((line) => `  ${line}`),
     `  first admin's password: GATEWAY_ADMIN_PASSWORD or GATEWAY_ADMIN_PASSWORD_FILE`,
+    `  key sealing destination credentials (default: <data dir>/secret.key): GATEWAY_SECRET_KEY or GATEWAY_SECRET_KEY_FILE`,
     `  log levels: ${LOG_LEVELS.join(', ')} (default info)`,
   ].join('\n');
 }

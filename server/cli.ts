@@ -16,6 +16,7 @@ import { AppError } from './errors';
 import { createGateway, type Gateway } from './gateway';
 import { gatewayLogFile } from './log-file';
 import { createLogger, silentLogger, type Logger } from './logger';
+import { openSecretBox } from './secret-box';
 import { databaseConfig, startGateway, type StartedGateway } from './start-gateway';
 import { staticAdmin } from './http/static-admin';
 import { VERSION } from './version';
@@ -60,6 +61,7 @@ function storage(values: { 'data-dir'?: string; 'database-url'?: string }) {
 function oneShotGateway(values: { 'data-dir'?: string; 'database-url'?: string }): Promise<Gateway> {
   const { dataDir, databaseUrl } = storage(values);
   return createGateway({
+    secrets: openSecretBox({ dataDir, fromEnv: secretFromEnv('GATEWAY_SECRET_KEY') }),
     database: databaseConfig(dataDir, databaseUrl),
     logger: silentLogger,
     createFirstAdmin: false,
@@ -110,6 +112,7 @@ async function serve(args: string[]): Promise<void> {
     mqttsPort,
     host: settings.host,
     adminPassword,
+    secretKey: secretFromEnv('GATEWAY_SECRET_KEY'),
     adminAssets: staticAdmin(),
     logger,
   });

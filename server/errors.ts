@@ -36,6 +36,8 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   last_admin: 409,
   destination_name_taken: 409,
   destination_in_use: 409,
+  destination_loop: 400,
+  loop_detected: 508,
   backup_invalid: 400,
   backup_version_unsupported: 400,
   port_in_use: 500,

@@ -7,7 +7,7 @@ import { AuthDirectory } from './auth/directory';
 import { Lockout } from './auth/lockout';
 import type { GatewayHandlers } from './contract/operations';
 import { createDb, type Db, type DbConfig } from './db';
-import { createApp } from './http/app';
+import { API_ROOT, createApp } from './http/app';
 import { HostAllowList, namesOfUrls } from './http/middleware/host-allow-list';
 import { createLogger, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
@@ -18,7 +18,7 @@ import { assembleDataPlane } from './assemble-data-plane';
 import { createAccessTokensService } from './services/access-tokens.service';
 import { createAuditService } from './services/audit.service';
 import { createBackupService } from './services/backup';
-import { ensureBuiltInRoles, ensureFirstAdmin } from './services/bootstrap';
+import { ensureBuiltInRoles, ensureFirstAdmin, sealDestinationSecrets } from './services/bootstrap';
 import { ConfigChanges } from './db/config-changes';
 import { createEndpointsService } from './services/endpoints.service';
 import { createEventsService } from './services/events.service';
@@ -32,6 +32,8 @@ import { createUsersService } from './services/users.service';
 import { createDestinationsService } from './services/destinations.service';
 import { MqttBroker } from './mqtt/broker';
 import { MqttPublications } from './mqtt/publications';
+import { addressesGateway, type Listening } from './self-address';
+import type { SecretBox } from './secret-box';
 
 export interface GatewayOptions {
   database: DbConfig;
@@ -51,11 +53,15 @@ export interface GatewayOptions {
   processQueue?: boolean;
   /** The HTTPS certificate store (data folder); absent, the TLS operations answer 404. */
   tls?: TlsStore;
+  /** Seals destination credentials at rest: the data folder's key, or GATEWAY_SECRET_KEY (`openSecretBox`). */
+  secrets: SecretBox;
 }
 
 /** What the status operation needs from the running server (set once it listens). */
 export interface RuntimeInfo {
   listenUrls: string[];
+  /** The sockets it listens on: a destination may not point at them (delivery loops, issue 38). */
+  listening: Listening[];
   startedAt: number;
   /** tlsMode `on`: the HTTPS port plain HTTP is redirected to (set once HTTPS listens). */
   httpsRedirectPort: number | null;
@@ -90,6 +96,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const settings = createSettingsService({ db, changes, audit });
   await settings.reload();
   await ensureBuiltInRoles(db);
+  await sealDestinationSecrets(db, options.secrets, logger);
   const firstAdmin =
     options.createFirstAdmin === false
       ? null
@@ -100,12 +107,12 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
           logger,
         });
 
-  const deps: ServiceDeps = { db, changes, audit, settings, now };
+  const deps: ServiceDeps = { db, changes, audit, settings, now, secrets: options.secrets };
   const directory = new AuthDirectory(db, changes);
   const verifier = new CredentialVerifier({ db, directory, settings, now }, changes);
   const lockout = new Lockout(() => settings.current().authFailureLimit, now, logger);
   const sessions = createSessionsService({ db, settings, verifier, changes, now });
-  const runtime: RuntimeInfo = { listenUrls: [], startedAt: now(), httpsRedirectPort: null };
+  const runtime: RuntimeInfo = { listenUrls: [], listening: [], startedAt: now(), httpsRedirectPort: null };
 
   const plane = await assembleDataPlane({
     db,
@@ -116,6 +123,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     now,
     processQueue: options.processQueue !== false,
+    secrets: options.secrets,
   });
   const { delivery } = plane;
   const publications = new MqttPublications({
@@ -153,7 +161,11 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       destinations: () => delivery.summaries(),
       mqtt: () => ({ mode: settings.current().mqttMode, clients: mqtt.clients(), urls: mqtt.urls() }),
     }),
-    ...createDestinationsService({ ...deps, delivery }),
+    ...createDestinationsService({
+      ...deps,
+      delivery,
+      addressesGateway: (url) => addressesGateway(url, runtime.listening, { apiRoot: API_ROOT }),
+    }),
   } satisfies GatewayHandlers;
   const metrics = new GatewayMetrics({
     events: plane.counters,
@@ -178,6 +190,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       certificatePem: () => options.tls?.current()?.certificatePem ?? null,
     },
     dataPlane: dataPlane({ db, verifier, lockout, settings, logger, ...plane }),
+    gatewayId: plane.instanceId,
     health: plane.health,
   });
 

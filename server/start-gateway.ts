@@ -4,6 +4,7 @@ import type { DbConfig } from './db';
 import { createGateway, type Gateway } from './gateway';
 import { startListeners, type Listeners } from './http/listeners';
 import type { RunningServer } from './http/start-server';
+import { openSecretBox } from './secret-box';
 import { createTlsStore } from './tls/tls-store';
 import { createLogger, type Logger } from './logger';
 import { usersRepo } from './repositories/users.repo';
@@ -23,6 +24,8 @@ export interface StartOptions {
   mqttPort?: number;
   mqttsPort?: number;
   adminPassword?: string;
+  /** GATEWAY_SECRET_KEY: the key that seals destination credentials; else the data folder's `secret.key`. */
+  secretKey?: string;
   adminAssets?: Middleware;
   logger?: Logger;
 }
@@ -54,6 +57,7 @@ export async function startGateway(options: StartOptions): Promise<StartedGatewa
   const tls = createTlsStore(options.dataDir);
   const gateway = await createGateway({
     tls,
+    secrets: openSecretBox({ dataDir: options.dataDir, fromEnv: options.secretKey }),
     database: databaseConfig(options.dataDir, options.databaseUrl),
     adminPassword: options.adminPassword,
     adminAssets: options.adminAssets,
@@ -82,6 +86,10 @@ export async function startGateway(options: StartOptions): Promise<StartedGatewa
   }
   const server = listeners.http;
   gateway.runtime.listenUrls = listeners.urls;
+  gateway.runtime.listening = [listeners.http, ...(listeners.https ? [listeners.https] : [])].map((listener) => ({
+    address: listener.address,
+    port: listener.port,
+  }));
   try {
     await gateway.mqtt.listen({
       host: options.host ?? settings.host,

@@ -40,6 +40,9 @@ export const ERROR_CODES = [
   'last_admin',
   'destination_name_taken',
   'destination_in_use',
+  // delivery loops: a destination pointing at the gateway itself, a delivery come back
+  'destination_loop',
+  'loop_detected',
   // backups
   'backup_invalid',
   'backup_version_unsupported',

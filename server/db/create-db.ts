@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
@@ -65,11 +65,31 @@ interface SqlitePool {
   finalize(): Promise<void>;
 }
 
+/**
+ * The database and everything SQLite keeps beside it are the owner's alone, whatever the umask:
+ * the folder is made 0700, the database file 0600 before SQLite opens it (SQLite gives its WAL
+ * and shared-memory files the database file's mode), and files an earlier version left 0644 are
+ * narrowed. A data folder that already exists keeps the mode its operator gave it. A file the
+ * gateway may write but not chmod (another owner) is left as it is, with a warning.
+ */
+function keepPrivate(filename: string, logger: Logger | undefined): void {
+  mkdirSync(dirname(filename), { recursive: true, mode: 0o700 });
+  closeSync(openSync(filename, 'a', 0o600));
+  for (const file of [filename, `${filename}-wal`, `${filename}-shm`, `${filename}-journal`]) {
+    try {
+      if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EPERM') logger?.warn('database file mode left as it is', { file, error: code });
+      else if (code !== 'ENOENT') throw error;
+    }
+  }
+}
+
 function sqlitePool(
   filename: string,
   options: { size: number; pragmas: readonly string[]; readOnly?: boolean; log: Knex.Config['log'] },
 ): SqlitePool {
-  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
   const connections = new Set<SqliteConnection>();
   const knex = knexFactory({
     client: 'sqlite3',
@@ -169,6 +189,7 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
   let writer: SqlitePool | undefined;
   let knex: Knex;
   if (config.kind === 'sqlite') {
+    if (config.filename !== ':memory:') keepPrivate(config.filename, logger);
     // One connection: SQLite has one writer anyway, and group commit batches behind it.
     writer = sqlitePool(config.filename, { size: 1, pragmas: SQLITE_PRAGMAS, log });
     knex = writer.knex;

@@ -4,10 +4,11 @@ import type { ConfigChanges } from '../db/config-changes';
 import type { Logger } from '../logger';
 import { destinationsRepo, type DestinationRecord } from '../repositories/destinations.repo';
 import { outboxRepo } from '../repositories/outbox.repo';
+import type { SecretBox } from '../secret-box';
 import type { DeliveryControl } from '../services/destinations.service';
 import { iso } from '../time';
-import { DestinationSender, type StoreJob } from './destination-sender';
-import type { DeliveryLedger, FailureReason } from './ledger';
+import { DestinationSender, loopFailure, type StoreJob } from './destination-sender';
+import type { DeliveryLedger, FailureReason, LastError } from './ledger';
 
 /** How often the in-memory backlogs are counted again from the database. */
 const RECOUNT_MS = 30_000;
@@ -36,6 +37,8 @@ export class DeliveryEngine implements DeliveryControl {
   private running = false;
   private syncing: Promise<void> = Promise.resolve();
   private recountTimer: NodeJS.Timeout | null = null;
+  /** The last sync could not read the destinations: those without a running loop are `failing` with it. */
+  private loadError: LastError | null = null;
   private unsubscribe: (() => void) | null = null;
 
   constructor(
@@ -47,9 +50,11 @@ export class DeliveryEngine implements DeliveryControl {
       ledger: DeliveryLedger;
       logger: Logger;
       now: () => number;
-      /** The lease owner name on PostgreSQL (several instances share the outbox). */
+      /** The lease owner name on PostgreSQL (several instances share the outbox), and every delivery's `X-Gateway-Id`. */
       instanceId: string;
       maxOutboxItems: () => number;
+      /** Opens the destinations' stored credentials. */
+      secrets: SecretBox;
     },
   ) {}
 
@@ -111,16 +116,18 @@ export class DeliveryEngine implements DeliveryControl {
           if (sender) sender.reconfigure(config);
           else this.startSender(config);
         }
+        this.loadError = null;
       } catch (error) {
         this.deps.logger.warn('destinations could not be loaded', {
           error: error instanceof Error ? error.message : String(error),
         });
+        this.loadError = loopFailure(this.deps.now(), error);
       }
     });
   }
 
   private startSender(config: DestinationRecord): void {
-    const { db, store, ledger, logger, now, instanceId } = this.deps;
+    const { db, store, ledger, logger, now, instanceId, secrets } = this.deps;
     const sender = new DestinationSender(config, {
       db,
       store,
@@ -128,6 +135,8 @@ export class DeliveryEngine implements DeliveryControl {
       logger,
       now,
       leaseOwner: db.kind === 'postgres' ? instanceId : null,
+      gatewayId: instanceId,
+      secrets,
     });
     this.senders.set(config.id, sender);
     sender.start();
@@ -154,9 +163,12 @@ export class DeliveryEngine implements DeliveryControl {
       head && head.lastAttemptAt !== null && head.lastError !== null
         ? { at: head.lastAttemptAt, status: head.lastStatus, message: head.lastError }
         : null;
-    const lastError = ledger.lastError(id) ?? stored;
+    // The gateway's own trouble first: while the loop fails, the receiver's last word is old news.
+    const loopError = ledger.loopError(id) ?? (this.running && !this.senders.has(id) ? this.loadError : null);
+    const lastError = loopError ?? ledger.lastError(id) ?? stored;
     let state: DestinationStatus['state'] = 'healthy';
     if (!destination.active) state = 'paused';
+    else if (loopError) state = 'failing';
     else if (head && head.attempts > 0) {
       const failingFor = now() - (head.firstAttemptAt ?? now());
       state = failingFor >= FAILING_AFTER_MS || head.attempts >= FAILING_AFTER_ATTEMPTS ? 'failing' : 'retrying';
@@ -190,6 +202,22 @@ export class DeliveryEngine implements DeliveryControl {
   fullOutboxes(): string[] {
     const max = this.deps.maxOutboxItems();
     return [...this.names].filter(([id]) => this.deps.ledger.backlog(id) >= max).map(([, name]) => name);
+  }
+
+  /**
+   * `/_health`'s words for each destination whose delivery fails inside the gateway (not at the
+   * receiver): this instance's loops, as of their last step, and those it could not start.
+   */
+  failingLoops(): string[] {
+    const failing: string[] = [];
+    for (const [id, sender] of this.senders) {
+      const error = this.deps.ledger.loopError(id);
+      if (error) failing.push(`Destination "${sender.name}": ${error.message}`);
+    }
+    if (this.running && this.loadError)
+      for (const [id, name] of this.names)
+        if (!this.senders.has(id)) failing.push(`Destination "${name}": ${this.loadError.message}`);
+    return failing;
   }
 
   /** Per destination, what `/_metrics` shows: this instance's counters, the shared backlog. */

@@ -4,9 +4,10 @@ import type { Db } from '../db';
 import type { WriteBatch } from '../db/write-batch';
 import type { Logger } from '../logger';
 import type { DestinationRecord } from '../repositories/destinations.repo';
+import type { SecretBox } from '../secret-box';
 import { outboxRepo, type AttemptFailure, type DeliveryBatch, type OutboxItem } from '../repositories/outbox.repo';
 import { batchBody, HttpDelivery, type AttemptResult } from './http-delivery';
-import type { DeliveryLedger } from './ledger';
+import type { DeliveryLedger, LastError } from './ledger';
 import { backoffMs } from './retry-policy';
 
 /** With nothing to send, look for new items this often (items of other instances, missed wake-ups). */
@@ -27,6 +28,27 @@ const LEASE_MARGIN_MS = 30_000;
  */
 export type StoreJob = <T>(work: (writes: WriteBatch) => Promise<T>) => Promise<T>;
 
+/** The lease was taken over by another instance mid-step: not a failure of this destination. */
+class LeaseLost extends Error {}
+
+/** At most this much of a failure's own text goes into the destination's `lastError`. */
+const MAX_FAILURE_CHARS = 300;
+
+/**
+ * A failure of the loop itself (not of the receiver) as the destination's `lastError` says it:
+ * the driver's code and its own words, without the statement Knex puts in front of them (it can
+ * carry bound values, the items' data).
+ */
+export function loopFailure(at: number, error: unknown): LastError {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : String(error);
+  const cut = text.lastIndexOf(' - ');
+  let said = (cut >= 0 ? text.slice(cut + 3) : text).trim();
+  if (typeof code === 'string' && !said.startsWith(code)) said = `${code}: ${said}`;
+  if (said.length > MAX_FAILURE_CHARS) said = `${said.slice(0, MAX_FAILURE_CHARS - 1)}…`;
+  return { at, status: null, message: `Delivery stopped inside the gateway: ${said}` };
+}
+
 /** A batch as the sender holds it between attempts. */
 type Batch = Omit<DeliveryBatch, 'id'>;
 
@@ -38,6 +60,10 @@ export interface SenderDeps {
   now: () => number;
   /** This instance's name on leases; null on SQLite, whose one process is the only sender. */
   leaseOwner: string | null;
+  /** This instance's id, sent as `X-Gateway-Id` with every delivery. */
+  gatewayId: string;
+  /** Opens the destination's stored credential. */
+  secrets: SecretBox;
 }
 
 /**
@@ -66,7 +92,12 @@ export class DestinationSender {
     private config: DestinationRecord,
     private readonly deps: SenderDeps,
   ) {
-    this.http = new HttpDelivery(config);
+    this.http = new HttpDelivery(config, deps.gatewayId, deps.secrets);
+  }
+
+  /** The destination's name, as configured now. */
+  get name(): string {
+    return this.config.name;
   }
 
   start(): void {
@@ -79,7 +110,7 @@ export class DestinationSender {
     if (JSON.stringify(config) === JSON.stringify(this.config)) return;
     const old = this.http;
     this.config = config;
-    this.http = new HttpDelivery(config);
+    this.http = new HttpDelivery(config, this.deps.gatewayId, this.deps.secrets);
     void old.close();
     this.alarm.wake();
   }
@@ -106,23 +137,40 @@ export class DestinationSender {
   }
 
   private async run(): Promise<void> {
+    const { ledger, logger, now } = this.deps;
     let trouble = 0;
     while (this.running) {
       let waitMs: number;
       try {
         waitMs = await this.step();
         trouble = 0;
+        ledger.loopRan(this.config.id);
       } catch (error) {
         // The database, not the receiver: try again, backing off, without counting an attempt.
         trouble += 1;
         waitMs = backoffMs(trouble);
-        this.deps.logger.warn('delivery loop failed', {
+        logger.warn('delivery loop failed', {
           destination: this.config.name,
           error: error instanceof Error ? error.message : String(error),
         });
+        // Another instance took the lease: that one sends now, nothing is wrong.
+        if (!(error instanceof LeaseLost)) {
+          ledger.loopFailed(this.config.id, loopFailure(now(), error));
+          await this.yieldLease();
+        }
       }
       if (waitMs > 0 && this.running) await this.alarm.wait(waitMs);
     }
+  }
+
+  /**
+   * After a failure of its own (its database connection, a credential its key cannot open), an
+   * instance lets the lease go so that another one may send meanwhile; what it cut is read again.
+   */
+  private async yieldLease(): Promise<void> {
+    this.soleCut = null;
+    const { leaseOwner, db } = this.deps;
+    if (leaseOwner) await outboxRepo.releaseLease(db.knex, this.config.id, leaseOwner).catch(() => undefined);
   }
 
   /** One step: send the head batch if it is due; answers how long to wait before the next step. */
@@ -220,7 +268,7 @@ export class DestinationSender {
     if (!leaseOwner) return;
     const until = this.leaseUntil(now());
     if (!(await outboxRepo.fenceLease(writes, { destinationId: this.config.id, owner: leaseOwner, until })))
-      throw new Error(`the delivery lease on destination ${this.config.name} was taken over`);
+      throw new LeaseLost(`the delivery lease on destination ${this.config.name} was taken over`);
   }
 
   private async body(batch: Batch): Promise<{ body: string; items: number }> {

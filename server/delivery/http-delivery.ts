@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
 import type { DestinationRecord } from '../repositories/destinations.repo';
 import type { OutboxItem } from '../repositories/outbox.repo';
+import type { SecretBox } from '../secret-box';
 import { iso } from '../time';
 import { VERSION } from '../version';
 import type { FailureReason } from './ledger';
@@ -20,6 +21,12 @@ export type AttemptResult =
       /** The receiver's Retry-After, in ms from now, when it sent one. */
       retryAfterMs: number | null;
     };
+
+/**
+ * Every delivery carries the sending gateway's instance id: a gateway refuses (508) a request
+ * that carries its own, so a destination that leads back to it cannot multiply its events.
+ */
+export const GATEWAY_ID_HEADER = 'x-gateway-id';
 
 /** What a receiver may answer that is read (and thrown away): enough for an error page. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -45,8 +52,12 @@ export function signature(secret: string, body: string, unixSeconds: number): st
   return `t=${unixSeconds},v1=${mac}`;
 }
 
-function authHeaders(destination: DestinationRecord, body: string, now: number): Record<string, string> {
-  const secret = destination.authSecret ?? '';
+function authHeaders(
+  destination: DestinationRecord,
+  secret: string,
+  body: string,
+  now: number,
+): Record<string, string> {
   switch (destination.authType) {
     case 'basic':
       return {
@@ -80,7 +91,14 @@ function classify(error: unknown, timedOut: boolean): { reason: FailureReason; m
 export class HttpDelivery {
   private readonly agent: Agent;
 
-  constructor(private readonly destination: DestinationRecord) {
+  /** The destination's credential, opened at its first use (kept for this configuration's life). */
+  private secret: string | null = null;
+
+  constructor(
+    private readonly destination: DestinationRecord,
+    private readonly gatewayId: string,
+    private readonly secrets: SecretBox,
+  ) {
     this.agent = new Agent({
       connections: 4,
       keepAliveTimeout: 30_000,
@@ -91,9 +109,15 @@ export class HttpDelivery {
     });
   }
 
-  /** One attempt: `attempt` is 1 for the first (X-Gateway-Attempt). `abort` ends it early (shutdown). */
+  /**
+   * One attempt: `attempt` is 1 for the first (X-Gateway-Attempt). `abort` ends it early (shutdown).
+   * A credential this gateway's key cannot open throws (`SecretKeyMismatch`): that is the
+   * gateway's trouble, not the receiver's, and no attempt is made or counted.
+   */
   async post(batchId: string, body: string, attempt: number, now: number, abort: AbortSignal): Promise<AttemptResult> {
     const d = this.destination;
+    this.secret ??= d.authSecret === null ? '' : this.secrets.open(d.authSecret);
+    const auth = authHeaders(d, this.secret, body, now);
     const timeout = AbortSignal.timeout(d.timeoutMs);
     try {
       const answer = await request(d.url, {
@@ -106,7 +130,8 @@ export class HttpDelivery {
           'idempotency-key': batchId,
           'x-gateway-attempt': String(attempt),
           'user-agent': `gateway/${VERSION}`,
-          ...authHeaders(d, body, now),
+          [GATEWAY_ID_HEADER]: this.gatewayId,
+          ...auth,
         },
         body,
       });

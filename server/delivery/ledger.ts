@@ -21,6 +21,11 @@ interface Entry {
   lastError: LastError | null;
   /** The latest batch's fate: a dead letter leaves the destination `failing` until one is delivered. */
   lastOutcome: 'delivered' | 'failed' | 'dead' | null;
+  /**
+   * The delivery loop itself fails (the database refuses a read or a write, a secret cannot be
+   * opened), not the receiver: the destination is `failing` with this error until a step goes through.
+   */
+  loopError: LastError | null;
 }
 
 const blank = (): Entry => ({
@@ -31,6 +36,7 @@ const blank = (): Entry => ({
   failures: new Map(),
   lastError: null,
   lastOutcome: null,
+  loopError: null,
 });
 
 /**
@@ -113,6 +119,21 @@ export class DeliveryLedger {
   discarded(destinationId: number, batches: number): void {
     const entry = this.entry(destinationId);
     entry.deadLetters = Math.max(0, entry.deadLetters - batches);
+  }
+
+  /** A step of the destination's loop failed inside the gateway. */
+  loopFailed(destinationId: number, error: LastError): void {
+    this.entry(destinationId).loopError = error;
+  }
+
+  /** A step of the destination's loop went through. */
+  loopRan(destinationId: number): void {
+    const entry = this.entries.get(destinationId);
+    if (entry) entry.loopError = null;
+  }
+
+  loopError(destinationId: number): LastError | null {
+    return this.entries.get(destinationId)?.loopError ?? null;
   }
 
   deliveredLastMinute(destinationId: number): number {

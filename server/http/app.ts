@@ -16,6 +16,7 @@ import { singleHost, type HostAllowList } from './middleware/host-allow-list';
 import { refuseWhileStopping } from './graceful-stop';
 import { countResponses } from './middleware/count-responses';
 import { problems } from './middleware/problems';
+import { refuseOwnDeliveries } from './middleware/refuse-own-deliveries';
 import { requestId } from './middleware/request-id';
 import { adminRouter } from './routes/admin.routes';
 import { metricsHandler } from './routes/metrics.routes';
@@ -42,6 +43,8 @@ export interface AppDeps {
   health: () => Promise<HealthReport>;
   /** `/_metrics`; the app counts its responses into it. */
   metrics: GatewayMetrics;
+  /** This gateway's `X-Gateway-Id`: a request carrying it is its own delivery come back (508). */
+  gatewayId: string;
   /** The data plane (`/GWENDPOINTAPI/<base>/<route>`); everything unmatched is a 404. */
   dataPlane?: Middleware;
   /** Serves the built renderer under `/GWENDPOINTAPI/_admin/` (web admin). */
@@ -122,6 +125,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(problems(deps.logger));
   app.use(refuseWhileStopping());
   app.use(singleHost());
+  app.use(refuseOwnDeliveries(deps.gatewayId));
   if (network) {
     app.use(clientAddress(() => network.settings().trustedProxies));
     app.use(redirectToHttps(() => network.httpsRedirectPort(), deps.allowedHosts));

@@ -12,6 +12,8 @@ import { GracefulStop } from './graceful-stop';
 export interface RunningServer {
   server: Server;
   host: string;
+  /** The address bound (`host` resolved; `0.0.0.0` or `::` for every interface). */
+  address: string;
   port: number;
   /** Every URL a client on the LAN can use. */
   urls: string[];
@@ -69,6 +71,7 @@ export async function startServer(
   return {
     server,
     host: options.host,
+    address: address.address,
     port: address.port,
     urls: listenUrls(options.host, address.port, options.tls ? 'https' : 'http'),
     stop: (graceMs = 8_000) => graceful.stop(graceMs),

@@ -1,5 +1,6 @@
 import type { DestinationAuthType } from '../contract/dto';
 import type { RoleReference } from '../contract/errors';
+import type { SealedSecret } from '../secret-box';
 import { bool, nameKey, num, type Queryable } from './db-types';
 
 /** A destination as stored, secrets included: only services and the delivery engine see this. */
@@ -11,8 +12,8 @@ export interface DestinationRecord {
   headers: Record<string, string>;
   authType: DestinationAuthType;
   authUsername: string | null;
-  /** The Basic password, bearer token or HMAC secret. */
-  authSecret: string | null;
+  /** The Basic password, bearer token or HMAC secret, sealed (secret-box.ts). */
+  authSecret: SealedSecret | null;
   timeoutMs: number;
   batchMaxEvents: number;
   batchMaxWaitMs: number;
@@ -33,7 +34,7 @@ interface DestinationRow {
   headers: string;
   auth_type: DestinationAuthType;
   auth_username: string | null;
-  auth_secret: string | null;
+  auth_secret: SealedSecret | null;
   timeout_ms: unknown;
   batch_max_events: unknown;
   batch_max_wait_ms: unknown;
@@ -121,6 +122,19 @@ export const destinationsRepo = {
       .select('routes.id', 'routes.name')
       .orderBy('routes.name_key')) as { id: unknown; name: string }[];
     return rows.map((row) => ({ kind: 'route' as const, id: num(row.id), name: row.name }));
+  },
+
+  /** Every stored credential with its destination's id, sealed or (from before sealing) clear. */
+  async secrets(db: Queryable): Promise<{ id: number; secret: SealedSecret }[]> {
+    const rows: { id: unknown; auth_secret: SealedSecret }[] = await db('destinations')
+      .whereNotNull('auth_secret')
+      .select('id', 'auth_secret');
+    return rows.map((row) => ({ id: num(row.id), secret: row.auth_secret }));
+  },
+
+  /** Replaces a credential if it is still `from` (another instance may have sealed it meanwhile). */
+  async replaceSecret(db: Queryable, id: number, from: SealedSecret, to: SealedSecret): Promise<boolean> {
+    return (await db('destinations').where({ id, auth_secret: from }).update({ auth_secret: to })) > 0;
   },
 
   /** Which of these ids exist. */

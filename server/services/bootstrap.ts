@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../db';
 import type { Logger } from '../logger';
 import { isUniqueViolation } from '../repositories/db-types';
+import { destinationsRepo } from '../repositories/destinations.repo';
 import { rolesRepo } from '../repositories/roles.repo';
 import { usersRepo } from '../repositories/users.repo';
+import type { SecretBox } from '../secret-box';
 import { hashPassword, passwordProblem } from '../secrets';
 import { ADMIN_ROLE } from './roles.service';
 
@@ -67,4 +69,34 @@ export async function ensureFirstAdmin(
     throw error;
   }
   return { username: FIRST_ADMIN, generatedPassword: given ? null : password };
+}
+
+/**
+ * Seals the destination credentials still stored in clear (written before sealing existed, issue
+ * 38), at every start, before any sender reads them: a migration cannot do it, since migrations
+ * never see the data folder's key. Each row is replaced only if it is still the clear value read,
+ * so instances starting together seal it once. Credentials sealed with another key are counted
+ * and logged: their destinations fail until the key is given back or the secret entered again.
+ */
+export async function sealDestinationSecrets(
+  db: Db,
+  box: SecretBox,
+  logger?: Logger,
+): Promise<{ sealed: number; otherKey: number }> {
+  let sealed = 0;
+  let otherKey = 0;
+  for (const { id, secret } of await destinationsRepo.secrets(db.knex)) {
+    const keyId = box.keyIdOf(secret);
+    if (keyId === null) {
+      if (await destinationsRepo.replaceSecret(db.knex, id, secret, box.seal(secret))) sealed++;
+    } else if (keyId !== box.keyId) otherKey++;
+  }
+  if (sealed > 0) logger?.info('destination secrets sealed', { sealed, keyId: box.keyId });
+  if (otherKey > 0)
+    logger?.error('destination secrets sealed with another key', {
+      destinations: otherKey,
+      keyId: box.keyId,
+      hint: 'give this gateway the secret.key (or GATEWAY_SECRET_KEY) they were saved with, or enter them again',
+    });
+  return { sealed, otherKey };
 }

@@ -12,6 +12,7 @@ import { AppError, notFound, validationFailed } from '../errors';
 import { isUniqueViolation } from '../repositories/db-types';
 import { destinationsRepo, type DestinationRecord, type DestinationWrite } from '../repositories/destinations.repo';
 import { outboxRepo, type DeliveryBatch } from '../repositories/outbox.repo';
+import type { SealedSecret, SecretBox } from '../secret-box';
 import { iso } from '../time';
 import { InputReader, readId } from '../validation';
 import { readListQuery } from './paging';
@@ -25,8 +26,11 @@ export const DESTINATION_LIMITS = {
   maxRetryAgeSeconds: { min: 60, max: 2_592_000, fallback: 604_800, label: 'Retry for (seconds)' },
 } as const;
 
-/** Headers the gateway sets itself on every delivery: a destination may not set them (SPEC §11). */
-const RESERVED_HEADERS = ['content-type', 'content-length', 'host', 'idempotency-key'];
+/**
+ * Headers the gateway sets itself on every delivery: a destination may not set them (SPEC §11).
+ * `X-Gateway-Id` too: a second one beside the gateway's could hide a delivery come back.
+ */
+const RESERVED_HEADERS = ['content-type', 'content-length', 'host', 'idempotency-key', 'x-gateway-id'];
 /** RFC 9110 §5.1 field-name token. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 
@@ -169,22 +173,25 @@ export function readDestination(input: unknown): DestinationDraft {
 }
 
 /**
- * The stored form of a draft: secrets come from the input, else (same type on update) from the
- * stored record; a new `hmac` gets a fresh secret, which the caller answers once.
+ * The stored form of a draft: secrets come from the input (sealed here), else (same type on
+ * update) the stored record's, kept sealed as they are; a new `hmac` gets a fresh secret, which
+ * the caller answers once.
  */
 function resolveSecrets(
   draft: DestinationDraft,
   existing: DestinationRecord | null,
+  box: SecretBox,
 ): { write: DestinationWrite; newSecret: string | null } {
   const { auth, ...rest } = draft;
   const kept = existing && existing.authType === auth.type ? existing.authSecret : null;
   const missing = (path: string, label: string) =>
     validationFailed([{ path: `/auth/${path}`, message: `${label} is required` }]);
+  const given = (value: string | undefined): SealedSecret | null => (value ? box.seal(value) : kept);
   switch (auth.type) {
     case 'none':
       return { write: { ...rest, authType: 'none', authUsername: null, authSecret: null }, newSecret: null };
     case 'basic': {
-      const secret = auth.password ?? kept;
+      const secret = given(auth.password);
       if (!secret) throw missing('password', 'Password');
       return {
         write: { ...rest, authType: 'basic', authUsername: auth.username, authSecret: secret },
@@ -192,15 +199,15 @@ function resolveSecrets(
       };
     }
     case 'bearer': {
-      const secret = auth.token ?? kept;
+      const secret = given(auth.token);
       if (!secret) throw missing('token', 'Token');
       return { write: { ...rest, authType: 'bearer', authUsername: null, authSecret: secret }, newSecret: null };
     }
     case 'hmac': {
-      const secret = kept ?? newSecret();
+      const fresh = kept ? null : newSecret();
       return {
-        write: { ...rest, authType: 'hmac', authUsername: null, authSecret: secret },
-        newSecret: kept ? null : secret,
+        write: { ...rest, authType: 'hmac', authUsername: null, authSecret: fresh ? box.seal(fresh) : kept },
+        newSecret: fresh,
       };
     }
   }
@@ -273,7 +280,26 @@ function readPage(input: unknown): { limit: number; beforeId?: number } {
   return cursor === undefined ? { limit } : { limit, beforeId: Number(cursor) };
 }
 
-export function createDestinationsService(deps: ServiceDeps & { delivery: DeliveryControl }) {
+/**
+ * A destination whose URL leads to the gateway's own data routes would send every event back in,
+ * and out again, without end (issue 38: 3 events became 24; two such destinations doubled the
+ * payload at each turn). Refused on create and update, with the field named, while the destination
+ * is active: a paused one sends nothing, so one that loops already can still be paused and mended.
+ */
+async function refuseLoop(draft: DestinationDraft, addressesGateway: (url: string) => Promise<boolean>): Promise<void> {
+  if (!draft.active || !(await addressesGateway(draft.url))) return;
+  const message =
+    'This URL leads to this gateway itself: every event delivered there would come back in and be delivered again';
+  throw new AppError('destination_loop', message, { errors: [{ path: '/url', message }] });
+}
+
+export function createDestinationsService(
+  deps: ServiceDeps & {
+    delivery: DeliveryControl;
+    /** Whether a URL reaches this gateway's own listeners and API path (resolving its host). */
+    addressesGateway: (url: string) => Promise<boolean>;
+  },
+) {
   const { db, delivery } = deps;
 
   async function find(input: unknown): Promise<DestinationRecord> {
@@ -297,7 +323,8 @@ export function createDestinationsService(deps: ServiceDeps & { delivery: Delive
 
     async createDestination(input: unknown, context: CallContext): Promise<DestinationWithSecret> {
       const draft = readDestination(input);
-      const { write, newSecret: secret } = resolveSecrets(draft, null);
+      await refuseLoop(draft, deps.addressesGateway);
+      const { write, newSecret: secret } = resolveSecrets(draft, null, deps.secrets);
       const id = await db.knex
         .transaction(async (trx) => {
           if (await destinationsRepo.findByName(trx, write.name)) throw nameTaken(write.name);
@@ -313,6 +340,7 @@ export function createDestinationsService(deps: ServiceDeps & { delivery: Delive
     async updateDestination(input: unknown, context: CallContext): Promise<DestinationWithSecret> {
       const id = readId(input, 'Destination');
       const draft = readDestination(input);
+      await refuseLoop(draft, deps.addressesGateway);
       let secret: string | null = null;
       await db.knex
         .transaction(async (trx) => {
@@ -320,7 +348,7 @@ export function createDestinationsService(deps: ServiceDeps & { delivery: Delive
           if (!existing) throw notFound('Destination');
           const clash = await destinationsRepo.findByName(trx, draft.name);
           if (clash && clash.id !== id) throw nameTaken(draft.name);
-          const resolved = resolveSecrets(draft, existing);
+          const resolved = resolveSecrets(draft, existing, deps.secrets);
           secret = resolved.newSecret;
           await destinationsRepo.update(trx, id, resolved.write);
           await deps.audit.record(trx, context, 'update', 'destinations', id, `Updated destination ${draft.name}`);
@@ -358,7 +386,7 @@ export function createDestinationsService(deps: ServiceDeps & { delivery: Delive
           throw validationFailed([
             { path: '/auth/type', message: 'Only an hmac destination has a secret to regenerate' },
           ]);
-        await destinationsRepo.update(trx, id, { ...existing, authSecret: secret });
+        await destinationsRepo.update(trx, id, { ...existing, authSecret: deps.secrets.seal(secret) });
         await deps.audit.record(trx, context, 'regenerate', 'destinations', id, `New secret for ${existing.name}`);
       });
       deps.changes.publish('destinations');

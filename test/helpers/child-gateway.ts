@@ -13,9 +13,20 @@ export interface ChildGateway {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs `gateway serve` as a real child process and waits for its "listening" line. */
-export async function startChildGateway(args: string[], env: Record<string, string> = {}): Promise<ChildGateway> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
+/**
+ * Runs `gateway serve` as a real child process and waits for its "listening" line. `umask` (octal
+ * text, e.g. '022') runs it under that umask, through the shell, as a service manager would.
+ */
+export async function startChildGateway(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { umask?: string } = {},
+): Promise<ChildGateway> {
+  const command = [process.execPath, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args];
+  const [file, argv] = options.umask
+    ? ['/bin/sh', ['-c', `umask ${options.umask} && exec "$@"`, 'sh', ...command]]
+    : [process.execPath, command.slice(1)];
+  const child = spawn(file, argv, {
     env: { ...process.env, GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -7,6 +7,7 @@ import type { DbConfig } from '../../server/db';
 import { createGateway, type Gateway } from '../../server/gateway';
 import { startServer, type RunningServer } from '../../server/http/start-server';
 import { silentLogger } from '../../server/logger';
+import { openSecretBox } from '../../server/secret-box';
 import { createDatabase } from './postgres-cluster';
 
 export const ADMIN_PASSWORD = 'admin-password-1';
@@ -47,6 +48,7 @@ export async function startTestGateway(
 ): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const gateway = await createGateway({
+    secrets: openSecretBox({ dataDir }),
     database: await testDatabase(dataDir),
     logger: silentLogger,
     adminPassword: ADMIN_PASSWORD,
@@ -56,6 +58,7 @@ export async function startTestGateway(
   });
   const server = await startServer(gateway.app, { port: 0, host: '127.0.0.1' });
   gateway.runtime.listenUrls = server.urls;
+  gateway.runtime.listening = [{ address: server.address, port: server.port }];
   const base = `http://127.0.0.1:${server.port}/GWENDPOINTAPI`;
   let token: string | null = null;
   const adminToken = async () => {

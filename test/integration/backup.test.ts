@@ -6,6 +6,7 @@ import { externalUsersRepo } from '../../server/repositories/external-users.repo
 import { usersRepo } from '../../server/repositories/users.repo';
 import { sha256Hex } from '../../server/secrets';
 import { decryptBackup, encryptBackup } from '../../server/services/backup/crypto';
+import type { SealedSecret } from '../../server/secret-box';
 import { readConfiguration } from '../../server/services/backup/snapshot';
 import { ADMIN_PASSWORD, startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
@@ -26,11 +27,14 @@ async function freshGateway(): Promise<TestGateway> {
   return gw;
 }
 
+/** The gateway's own way to open its stored destination credentials. */
+const opener = (gw: TestGateway) => (stored: SealedSecret) => gw.gateway.deps.secrets.open(stored);
+
 /** Everything a restore may change, hashes included, plus the sessions. */
 async function state(gw: TestGateway) {
   const db = gw.gateway.db.knex;
   const bearer = (await db('bearer_tokens').count({ n: '*' }).first()) as { n: unknown };
-  return { config: await readConfiguration(db), bearerTokens: Number(bearer.n) };
+  return { config: await readConfiguration(db, opener(gw)), bearerTokens: Number(bearer.n) };
 }
 
 async function login(gw: TestGateway, userName: string, password: string): Promise<Response> {
@@ -136,7 +140,7 @@ describe('backup export', () => {
     expect(raw.subarray(0, 5)).toEqual(Buffer.from([0x47, 0x57, 0x42, 0x4b, 0x02])); // "GWBK" 2 (scrypt N = 2^17)
     const plain = await decryptBackup(raw, PASSPHRASE);
     const text = plain.toString('utf8');
-    const stored = await readConfiguration(a.gateway.db.knex);
+    const stored = await readConfiguration(a.gateway.db.knex, opener(a));
     const alice = stored.users.find((user) => user.username === 'alice');
     const needles = [
       'gateway-backup',
@@ -235,7 +239,7 @@ describe('backup import', () => {
     expect(diff.changes.endpoints.added).toEqual(['Warehouse']);
 
     // The same configuration, record for record: ids, hashes, creation times, settings.
-    expect((await state(b)).config).toEqual(await readConfiguration(a.gateway.db.knex));
+    expect((await state(b)).config).toEqual(await readConfiguration(a.gateway.db.knex, opener(a)));
     const [ha, hb] = [a.gateway.handlers, b.gateway.handlers];
     expect(await hb.listEndpoints(undefined, ctx)).toEqual(await ha.listEndpoints(undefined, ctx));
     expect(await hb.listRoles(undefined, ctx)).toEqual(await ha.listRoles(undefined, ctx));

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import knexFactory, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -5,6 +6,7 @@ import type { CallContext } from '../../server/contract/operations';
 import { createGateway, type Gateway } from '../../server/gateway';
 import { silentLogger } from '../../server/logger';
 import { usersRepo } from '../../server/repositories/users.repo';
+import { createSecretBox, type SealedSecret } from '../../server/secret-box';
 import { readConfiguration } from '../../server/services/backup/snapshot';
 import { ADMIN_PASSWORD } from '../helpers/test-gateway';
 
@@ -18,6 +20,9 @@ const ALICE_PASSWORD = 'alice-password-1';
  */
 const POSTGRES_URL = inject('postgresUrl');
 
+/** The gateway's own way to open its stored destination credentials. */
+const opener = (gateway: Gateway) => (stored: SealedSecret) => gateway.deps.secrets.open(stored);
+
 describe('backup import on PostgreSQL', () => {
   let admin: Knex;
   const names = [`gw_backup_a_${process.pid}`, `gw_backup_b_${process.pid}`];
@@ -27,6 +32,7 @@ describe('backup import on PostgreSQL', () => {
     const url = new URL(POSTGRES_URL ?? '');
     url.pathname = `/${database}`;
     const gateway = await createGateway({
+      secrets: createSecretBox(randomBytes(32)),
       database: { kind: 'postgres', url: url.toString() },
       logger: silentLogger,
       adminPassword: ADMIN_PASSWORD,
@@ -71,7 +77,7 @@ describe('backup import on PostgreSQL', () => {
 
     const diff = await pb.handlers.importBackup({ file: backup.data, passphrase: PASSPHRASE }, ctx);
     expect(diff.changes.endpoints).toEqual({ added: ['Warehouse'], changed: [], removed: ['Other'] });
-    expect(await readConfiguration(pb.db.knex)).toEqual(await readConfiguration(pa.db.knex));
+    expect(await readConfiguration(pb.db.knex, opener(pb))).toEqual(await readConfiguration(pa.db.knex, opener(pa)));
     const alice = await usersRepo.findByUsername(pb.db.knex, 'alice');
     expect(await bcrypt.compare(ALICE_PASSWORD, alice?.passwordHash ?? '')).toBe(true);
 
@@ -91,6 +97,6 @@ describe('backup import on PostgreSQL', () => {
       pb.handlers.importBackup({ file: backup.data, passphrase: PASSPHRASE }, ctx),
     ]);
     expect([again.changes.endpoints.removed, twice.changes.endpoints.removed]).toContainEqual(['Yard']);
-    expect(await readConfiguration(pb.db.knex)).toEqual(await readConfiguration(pa.db.knex));
+    expect(await readConfiguration(pb.db.knex, opener(pb))).toEqual(await readConfiguration(pa.db.knex, opener(pa)));
   });
 });

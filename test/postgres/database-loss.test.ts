@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../server/gateway';
+import { createSecretBox } from '../../server/secret-box';
 import { startServer, type RunningServer } from '../../server/http/start-server';
 import { silentLogger } from '../../server/logger';
 import { createDatabase, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster';
@@ -15,6 +17,7 @@ beforeAll(async () => {
   cluster = await startPostgresCluster();
   const url = await createDatabase(cluster.url, 'gw_loss');
   const gateway = await createGateway({
+    secrets: createSecretBox(randomBytes(32)),
     database: { kind: 'postgres', url },
     logger: silentLogger,
     adminPassword: ADMIN_PASSWORD,

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,10 +17,10 @@ afterAll(async () => {
 });
 
 /** One gateway instance on the shared database, in a data folder of its own. */
-async function startInstance(url: string): Promise<ChildGateway> {
+async function startInstance(url: string, env: Record<string, string> = {}): Promise<ChildGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-delivery-pg-'));
   dirs.push(dir);
-  const child = await startChildGateway(['--data-dir', dir, '--database-url', url, '--https-port', '0']);
+  const child = await startChildGateway(['--data-dir', dir, '--database-url', url, '--https-port', '0'], env);
   children.push(child);
   return child;
 }
@@ -147,6 +148,48 @@ describe('delivery from several instances on one PostgreSQL database (SPEC §11)
         .map((item) => item.data.epc)
         .filter((value) => value !== epc(1000) && value !== epc(1001));
       expect(rest).toEqual(Array.from({ length: backlog }, (_, i) => epc(i)));
+    },
+  );
+
+  it(
+    'an instance opens the credentials another one sealed when they share GATEWAY_SECRET_KEY',
+    { timeout: 120_000 },
+    async () => {
+      const url = await createDatabase(inject('postgresUrl'), `gw_delivery_key_${process.pid}`);
+      const env = { GATEWAY_SECRET_KEY: randomBytes(32).toString('hex') };
+      const [a, b] = await Promise.all([startInstance(url, env), startInstance(url, env)]);
+      const receiver = await Receiver.start();
+      receivers.push(receiver);
+      const admin = async (gw: ChildGateway, method: string, path: string, body?: unknown) => {
+        const token = await childAdminToken(gw.base);
+        const res = await fetch(`${gw.base}/_admin/api${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      // Saved through A, paused so that A never sends it; then A is gone and B sends.
+      const fields = { name: 'Signed', url: receiver.url, batchMaxWaitMs: 0 };
+      const created = await admin(a, 'POST', '/destinations', { ...fields, active: false, auth: { type: 'hmac' } });
+      expect(created.status).toBe(201);
+      const secret = created.body.secret as string;
+      a.process.kill('SIGKILL');
+      await a.exited;
+      await admin(b, 'POST', '/endpoints', dockDeliveringTo([created.body.id]));
+      expect(
+        (await admin(b, 'PUT', `/destinations/${created.body.id}`, { ...fields, auth: { type: 'hmac' } })).status,
+      ).toBe(200);
+      const res = await fetch(`${b.base}/dock/reads`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ epc: epc(1), antenna: 1 }),
+      });
+      expect(res.status).toBe(200);
+      await receiver.waitFor((r) => r.requests.length >= 1, 30_000);
+      const [request] = receiver.requests;
+      const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request?.headers['x-gateway-signature']));
+      expect(match?.[2]).toBe(createHmac('sha256', secret).update(`${match?.[1]}.${request?.raw}`).digest('hex'));
     },
   );
 });

@@ -11,7 +11,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('gateway serve on PostgreSQL', { timeout: 90_000 }, () => {
   it('still keeps its local files, the log, in --data-dir (SPEC §10), and no SQLite database there', async () => {
     const url = await createDatabase(inject('postgresUrl'), `gw_files_${process.pid}_${Date.now().toString(36)}`);
-    // A folder that does not exist yet: with PostgreSQL only the log creates it.
+    // A folder that does not exist yet: with PostgreSQL only the log and the secret key create it.
     const data = join(dir, 'data');
     const logFile = join(data, 'logs', 'gateway.log');
     const child = await startChildGateway(['--data-dir', data, '--database-url', url], { GATEWAY_ADMIN_PASSWORD: '' });

@@ -163,12 +163,22 @@ const schemas = {
       status: { type: 'string', enum: ['ok', 'degraded'] },
       reasons: {
         type: 'array',
-        description: 'Why writes are not fully taken (503 only).',
+        description: 'Why writes are not fully taken, or not passed on to destinations (503 only).',
         items: {
           type: 'object',
           required: ['code', 'message'],
           properties: {
-            code: { type: 'string', enum: ['writes_failing', 'writer_stalled', 'queue_full', 'database_unreachable'] },
+            code: {
+              type: 'string',
+              enum: [
+                'writes_failing',
+                'writer_stalled',
+                'queue_full',
+                'database_unreachable',
+                'outbox_full',
+                'delivery_failing',
+              ],
+            },
             message: { type: 'string' },
           },
         },
@@ -265,6 +275,9 @@ const responses = {
     {
       'Retry-After': ref('headers', 'RetryAfter'),
     },
+  ),
+  LoopDetected: problemResponse(
+    "The request carries this gateway's own `X-Gateway-Id`: its own delivery came back (`loop_detected`).",
   ),
 };
 

@@ -71,6 +71,7 @@ const routeRefusals = {
   '405': problem('MethodNotAllowed'),
   '429': problem('TooManyFailures'),
   '503': problem('Unavailable'),
+  '508': problem('LoopDetected'),
 };
 
 const dataRoute = {
@@ -79,7 +80,7 @@ const dataRoute = {
     operationId: 'submitEvent',
     summary: 'Submit an event to a POST route',
     description:
-      "Checked in this order: route (404, the same for an unknown or inactive route or endpoint) → method (405) → credential (401/403/429), before any body is read → content type (415) → size (413) → JSON (400) → the event type's validation (422, the event kept as `rejected`). A sync route answers 200 once the event is processed and stored; an async route answers 202 once it is durably queued, with its receipt in `Location`.",
+      "A request carrying this gateway's own `X-Gateway-Id` (its own delivery come back) is refused first (508). Then checked in this order: route (404, the same for an unknown or inactive route or endpoint) → method (405) → credential (401/403/429), before any body is read → content type (415) → size (413) → JSON (400) → the event type's validation (422, the event kept as `rejected`). A sync route answers 200 once the event is processed and stored; an async route answers 202 once it is durably queued, with its receipt in `Location`.",
     tags: ['Data plane'],
     security: DATA_ROUTE_SECURITY,
     parameters: [

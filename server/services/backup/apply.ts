@@ -3,6 +3,7 @@ import { backupRepo, type ConfigurationRows } from '../../repositories/backup.re
 import { nameKey, type Queryable } from '../../repositories/db-types';
 import { destinationsRepo, type DestinationWrite } from '../../repositories/destinations.repo';
 import { settingsRepo } from '../../repositories/settings.repo';
+import type { SecretBox } from '../../secret-box';
 import type { BackupConfig, BackupDestination } from './format';
 
 /** Turns a validated configuration into table rows, resolving names to the backup's own ids. */
@@ -79,10 +80,11 @@ export async function replaceConfiguration(
   kind: DatabaseKind,
   current: BackupConfig,
   next: BackupConfig,
+  box: SecretBox,
 ): Promise<void> {
   await backupRepo.wipeConfiguration(trx);
   await backupRepo.insertConfiguration(trx, toRows(next));
-  await replaceDestinations(trx, next);
+  await replaceDestinations(trx, next, box);
   await settingsRepo.putMany(trx, next.settings);
   await backupRepo.bumpSequences(trx, kind);
   const before = new Map(
@@ -95,14 +97,15 @@ export async function replaceConfiguration(
   await backupRepo.dropIdempotencyKeysExcept(trx, kept);
 }
 
-const toWrite = (destination: BackupDestination): DestinationWrite => ({
+/** A backup's destination as stored: its credential sealed with this gateway's key. */
+const toWrite = (destination: BackupDestination, box: SecretBox): DestinationWrite => ({
   name: destination.name,
   kind: destination.kind,
   url: destination.url,
   headers: destination.headers,
   authType: destination.auth.type,
   authUsername: destination.auth.username ?? null,
-  authSecret: destination.auth.secret ?? null,
+  authSecret: destination.auth.secret === undefined ? null : box.seal(destination.auth.secret),
   timeoutMs: destination.timeoutMs,
   batchMaxEvents: destination.batchMaxEvents,
   batchMaxWaitMs: destination.batchMaxWaitMs,
@@ -118,16 +121,16 @@ const toWrite = (destination: BackupDestination): DestinationWrite => ({
  * one the backup lacks goes, with its outbox, as the dry run's `removed` said. Then the routes,
  * just restored with the backup's ids, are linked to them by name.
  */
-async function replaceDestinations(trx: Queryable, next: BackupConfig): Promise<void> {
+async function replaceDestinations(trx: Queryable, next: BackupConfig, box: SecretBox): Promise<void> {
   const stored = new Map((await destinationsRepo.list(trx)).map((record) => [nameKey(record.name), record.id]));
   const ids = new Map<string, number>();
   for (const destination of next.destinations) {
     const key = nameKey(destination.name);
     const id = stored.get(key);
     if (id === undefined)
-      ids.set(key, await destinationsRepo.insert(trx, toWrite(destination), Date.parse(destination.createdAt)));
+      ids.set(key, await destinationsRepo.insert(trx, toWrite(destination, box), Date.parse(destination.createdAt)));
     else {
-      await destinationsRepo.update(trx, id, toWrite(destination));
+      await destinationsRepo.update(trx, id, toWrite(destination, box));
       ids.set(key, id);
     }
   }

@@ -3,6 +3,7 @@ import type { BackupDiff, BackupFile } from '../../contract/dto';
 import type { CallContext } from '../../contract/operations';
 import { AppError, validationFailed } from '../../errors';
 import { backupRepo } from '../../repositories/backup.repo';
+import { SecretKeyMismatch, type SealedSecret } from '../../secret-box';
 import { iso, todayIn } from '../../time';
 import { parseInput, readInput } from '../../validation';
 import { BACKUP_EXPORT_INPUT, BACKUP_IMPORT_INPUT } from '../../contract/schemas';
@@ -73,10 +74,25 @@ function readBackupTls(plain: unknown): BackupTls | null {
 export function createBackupService(deps: ServiceDeps, tls?: BackupTlsPort) {
   const { db } = deps;
 
+  const { secrets } = deps;
+  /**
+   * The "before" side of an import compares credentials by their hash only, and a credential this
+   * key cannot open (a database moved without its key) is compared as stored: it shows as changed,
+   * and the restore, which is how such a gateway gets its credentials back, replaces it.
+   */
+  const openForDiff = (stored: SealedSecret): string => {
+    try {
+      return secrets.open(stored);
+    } catch (error) {
+      if (error instanceof SecretKeyMismatch) return stored;
+      throw error;
+    }
+  };
+
   /** One consistent view of every configuration table (a snapshot on PostgreSQL too). */
-  const readConsistently = (): Promise<BackupConfig> =>
+  const readConsistently = (openSecret: (stored: SealedSecret) => string): Promise<BackupConfig> =>
     db.knex.transaction(
-      (trx) => readConfiguration(trx),
+      (trx) => readConfiguration(trx, openSecret),
       db.kind === 'postgres' ? { isolationLevel: 'repeatable read' } : undefined,
     );
 
@@ -94,7 +110,8 @@ export function createBackupService(deps: ServiceDeps, tls?: BackupTlsPort) {
         version: BACKUP_VERSION,
         createdAt: iso(now),
         gatewayVersion: VERSION,
-        config: await readConsistently(),
+        // A credential this key cannot open fails the export: a backup without it could not be restored.
+        config: await readConsistently((stored) => secrets.open(stored)),
         // Inside the encrypted document only, and only on request: the key never leaves otherwise.
         ...(tlsPair ? { tls: { certificatePem: tlsPair.certificatePem, privateKeyPem: tlsPair.privateKeyPem } } : {}),
       };
@@ -124,7 +141,7 @@ export function createBackupService(deps: ServiceDeps, tls?: BackupTlsPort) {
       const tlsPair = readBackupTls(parsed);
 
       if (dryRun) {
-        const current = await readConsistently();
+        const current = await readConsistently(openForDiff);
         return {
           dryRun: true,
           changes: diffConfigurations(current, next),
@@ -134,9 +151,9 @@ export function createBackupService(deps: ServiceDeps, tls?: BackupTlsPort) {
 
       const changes = await db.knex.transaction(async (trx) => {
         await backupRepo.lockConfiguration(trx, db.kind);
-        const current = await readConfiguration(trx);
+        const current = await readConfiguration(trx, openForDiff);
         const diff = diffConfigurations(current, next);
-        await replaceConfiguration(trx, db.kind, current, next);
+        await replaceConfiguration(trx, db.kind, current, next, secrets);
         const from = createdAt ? ` made ${createdAt}` : '';
         await deps.audit.record(
           trx,

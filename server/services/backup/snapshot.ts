@@ -8,15 +8,20 @@ import { externalUsersRepo } from '../../repositories/external-users.repo';
 import { rolesRepo } from '../../repositories/roles.repo';
 import { settingsRepo } from '../../repositories/settings.repo';
 import { usersRepo } from '../../repositories/users.repo';
+import type { SealedSecret } from '../../secret-box';
 import { iso } from '../../time';
 import { validateSettings } from '../settings.service';
 import type { BackupConfig } from './format';
 
 /**
- * The whole configuration as a backup holds it, hashes included. Run it inside one transaction
- * so the parts agree with each other (an export, or the "before" side of an import).
+ * The whole configuration as a backup holds it, hashes included, and destination credentials in
+ * clear (`openSecret`: a backup carries them inside its encrypted file, SPEC §11). Run it inside
+ * one transaction so the parts agree with each other (an export, or the "before" side of an import).
  */
-export async function readConfiguration(db: Queryable): Promise<BackupConfig> {
+export async function readConfiguration(
+  db: Queryable,
+  openSecret: (stored: SealedSecret) => string,
+): Promise<BackupConfig> {
   const roles = await rolesRepo.list(db);
   const endpoints = await endpointsRepo.list(db);
   const users = await usersRepo.list(db);
@@ -35,7 +40,7 @@ export async function readConfiguration(db: Queryable): Promise<BackupConfig> {
       auth: {
         type: destination.authType,
         ...(destination.authUsername === null ? {} : { username: destination.authUsername }),
-        ...(destination.authSecret === null ? {} : { secret: destination.authSecret }),
+        ...(destination.authSecret === null ? {} : { secret: openSecret(destination.authSecret) }),
       },
       timeoutMs: destination.timeoutMs,
       batchMaxEvents: destination.batchMaxEvents,

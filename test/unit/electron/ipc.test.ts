@@ -7,6 +7,7 @@ import { isTrustedSender, type IpcSenderInfo } from '../../../electron/main/trus
 import { OPERATION_NAMES, type GatewayHandlers, type OperationName } from '../../../server/contract/operations';
 import { AppError } from '../../../server/errors';
 import { createGateway, type Gateway } from '../../../server/gateway';
+import { openSecretBox } from '../../../server/secret-box';
 import { silentLogger } from '../../../server/logger';
 
 const APP_URL = 'file:///opt/Gateway/resources/app.asar/out/renderer/index.html';
@@ -45,6 +46,7 @@ let ipc: ReturnType<typeof fakeIpcMain>;
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'gateway-ipc-'));
   gateway = await createGateway({
+    secrets: openSecretBox({ dataDir }),
     database: { kind: 'sqlite', filename: join(dataDir, 'gateway.db') },
     logger: silentLogger,
     adminPassword: 'admin-password-1',
