@@ -120,6 +120,12 @@ describe('MQTT acknowledgements through a SIGKILL (SPEC §15)', () => {
     await Promise.all(pending);
     expect(acked.size).toBe(published);
     await client.endAsync();
+    // tlsMode `both` (the default): MQTT over TLS with the gateway's certificate too.
+    const mqtts = /MQTT listening on (mqtts:\/\/127\.0\.0\.1:\d+)\n/.exec(second.stdout())?.[1];
+    expect(mqtts).toBeDefined();
+    const secure = await mqtt.connectAsync(mqtts ?? '', { reconnectPeriod: 0, rejectUnauthorized: false });
+    await secure.publishAsync('site/reads', read(999_999), { qos: 1 });
+    await secure.endAsync();
     second.process.kill('SIGTERM');
     await second.exited;
 
@@ -127,6 +133,7 @@ describe('MQTT acknowledgements through a SIGKILL (SPEC §15)', () => {
     for (const seq of await storedSequences(dataDir)) counts.set(seq, (counts.get(seq) ?? 0) + 1);
     const lostOrDoubled = [...ackedBeforeKill].filter((seq) => counts.get(seq) !== 1);
     expect(lostOrDoubled).toEqual([]);
+    expect(counts.get(999_999)).toBe(1);
     const missing = Array.from({ length: published }, (_, seq) => seq).filter((seq) => !counts.has(seq));
     expect(missing).toEqual([]);
   });

@@ -156,6 +156,21 @@ describe('MQTT ingestion (SPEC §15)', () => {
     expect((await events('&route=oauth')).length).toBe(1);
   });
 
+  it("ingests a client's Will like any message when its topic is routed", async () => {
+    const before = (await events('&route=exact')).length;
+    const dying = await client({
+      clientId: 'will-client',
+      will: { topic: 'dock/one/reads', payload: Buffer.from('{"will":1}'), qos: 1, retain: true },
+    });
+    // Gone without DISCONNECT: the broker publishes the Will.
+    dying.stream.destroy();
+    await vi.waitFor(async () => expect((await events('&route=exact')).length).toBe(before + 1));
+    expect((await events('&route=exact'))[0]).toMatchObject({
+      payload: { will: 1 },
+      requestId: expect.stringMatching(/^mqtt:will-client:/),
+    });
+  });
+
   it('refuses SUBSCRIBE with 0x80 for every filter', async () => {
     const reader = await client();
     const refused = await reader.subscribeAsync(['dock/#', 'anything'], { qos: 1 }).then(
