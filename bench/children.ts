@@ -93,6 +93,9 @@ export function startGateway(dataDir: string, profile: boolean, databaseUrl?: st
     '0',
     '--https-port',
     '0',
+    // The broker listens only once a case turns mqttMode on (then on a free port; see AdminClient.mqttUrl).
+    '--mqtt-port',
+    '0',
     '--host',
     '127.0.0.1',
   ];

@@ -18,7 +18,11 @@ export const ROUTES = {
   syncTags: 'syncTags',
   syncAll: 'syncAll',
   inventory: 'inventory',
+  mqttOpen: 'mqttOpen',
 } as const;
+
+/** The MQTT case's topic: the filter of the `mqttOpen` route. */
+export const MQTT_TOPIC = 'bench/reads';
 
 export interface GatewaySetup {
   /** `Authorization` values for the protected cases. */
@@ -69,6 +73,22 @@ export class AdminClient {
     const res = await fetch(`${this.base}/_metrics`);
     if (res.status !== 200) throw new Error(`/_metrics → ${res.status}`);
     return sumMetrics(await res.text());
+  }
+
+  /**
+   * The broker's `mqtt://host:port` from `/status` listenUrls, once it listens: `mqttMode` takes
+   * effect without a restart but not within the settings call, and a broker turned on after start
+   * prints no listening line.
+   */
+  async mqttUrl(timeoutMs = 10_000): Promise<string> {
+    const started = Date.now();
+    for (;;) {
+      const status = await this.call<{ listenUrls: string[] }>('GET', '/status');
+      const url = status.listenUrls.find((u) => u.startsWith('mqtt://'));
+      if (url) return url;
+      if (Date.now() - started > timeoutMs) throw new Error(`no mqtt:// listener after ${timeoutMs} ms (mqttMode on?)`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /** Waits until the worker has processed everything acknowledged; returns how long it took. */
@@ -147,6 +167,8 @@ export async function configureGateway(
       route(ROUTES.syncTags, 'UHFTagRead'),
       route(ROUTES.syncAll, 'AllData'),
       route(ROUTES.inventory, 'UHFTagRead', { requestType: 'HttpGet' }),
+      // The MQTT case publishes to it (an HttpPost route, so it takes a topic; SPEC §15).
+      route(ROUTES.mqttOpen, 'UHFTagRead', { async: true, mqttTopic: MQTT_TOPIC }),
     ],
   });
   const username = 'benchreader';

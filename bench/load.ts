@@ -38,14 +38,23 @@ export interface LoadTarget {
 }
 
 export interface RunFigures {
-  /** Which load generator ran: wrk on its own core, or autocannon inside the bench process. */
-  generator: 'wrk' | 'autocannon';
+  /**
+   * Which load generator ran: wrk on its own core, the MQTT publishers (mqtt-publishers.ts) on
+   * that core, or autocannon inside the bench process.
+   */
+  generator: 'wrk' | 'mqtt' | 'autocannon';
   /**
    * The load generator's CPU over the run, % of one core (-1 unknown). At ≥ 90 % it, not the
    * server, may have set the pace: the run is instrument-bound.
    */
   generatorCpu: number;
-  /** Requests answered per second over the run. */
+  /**
+   * The generator's CPU over its whole life, % of one core over the load call, where it differs
+   * from `generatorCpu` (the MQTT publishers measure their window; starting Node is not load):
+   * what the CPU meter books to the generator rather than to other processes.
+   */
+  accountedGeneratorCpu?: number;
+  /** Requests answered (MQTT: PUBLISHes acknowledged) per second over the run. */
   rps: number;
   p50: number;
   p99: number;

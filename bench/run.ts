@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the bare Koa baseline, then the gateway, each in a child process pinned to
  * core 0, loaded by wrk on core 1 (autocannon in this process when wrk is missing: instrument-bound)
- * at the same settings; then the sustained case on a gateway with the default queue cap.
+ * at the same settings; the MQTT case by MQTT publishers on core 1 (mqtt-load.ts), judged against
+ * the HTTP async case; then the sustained case on a gateway with the default queue cap.
  * `BENCH_GROWTH=1` runs the growth curve instead (see growth.ts). Prints a table of medians, checks that every
  * 2xx became a stored event, judges the issue's targets and writes bench/results/<timestamp>.json
  * and latest.json. A script, not a test: a missed target fails nothing.
@@ -46,15 +47,20 @@ const positive = (name: string, fallback: number): number => {
   return value;
 };
 
+const connections = Math.max(1, positive('BENCH_CONNECTIONS', 50));
 const settings: BenchSettings = {
   seconds: positive('BENCH_DURATION', 10),
   warmupSeconds: positive('BENCH_WARMUP', 3),
-  connections: Math.max(1, positive('BENCH_CONNECTIONS', 50)),
+  connections,
   repeats: Math.max(1, positive('BENCH_REPEATS', 3)),
   profile: process.env.BENCH_PROFILE === '1',
+  // The MQTT case (mqttOpen): as many publishers as HTTP connections, each with a window of
+  // messages in flight (MQTT acknowledges by packet id, so a connection need not wait per message).
+  mqttPublishers: Math.max(1, positive('BENCH_MQTT_PUBLISHERS', connections)),
+  mqttWindow: Math.max(1, positive('BENCH_MQTT_WINDOW', 64)),
 };
 
-// BENCH_CASES=asyncOpen,syncTags runs a subset (handy with BENCH_PROFILE=1); the baseline always runs.
+// BENCH_CASES=asyncOpen,mqttOpen runs a subset (handy with BENCH_PROFILE=1); the baseline always runs.
 const selected = process.env.BENCH_CASES?.split(',')
   .map((key) => key.trim())
   .filter(Boolean);
@@ -83,8 +89,11 @@ const growthSettings: GrowthSettings = {
 const children = new Set<Child>();
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-/** The profiled gateway's pid, to find its profile once it has exited. */
-let profiledPid: number | undefined;
+/** The profiled gateways' pids and what each ran, to find their profiles once they have exited. */
+const profiled: { pid: number; what: string }[] = [];
+const noteProfiled = (gateway: Child, what: string) => {
+  if (settings.profile && gateway.process.pid !== undefined) profiled.push({ pid: gateway.process.pid, what });
+};
 
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
 
@@ -120,7 +129,7 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
   const shared = cases.filter((def) => !needsOwnGateway(def));
   if (shared.length > 0)
     await withGateway({ profile: settings.profile }, async ({ gateway, admin, setup }) => {
-      profiledPid = settings.profile ? gateway.process.pid : undefined;
+      noteProfiled(gateway, shared.map((def) => def.key).join(', '));
       for (const def of shared) {
         await bracket();
         reports.push(
@@ -153,9 +162,11 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
 }
 
 async function onOwnGateway(def: CaseDef): Promise<CaseReport> {
-  return withGateway({ profile: false, settings: def.gatewaySettings }, ({ gateway, admin, setup }) =>
-    gatewayCase(def, admin, { bases: gateway.bases, setup, settings, serverPid: gateway.process.pid }),
-  );
+  // Profiled too (BENCH_PROFILE=1), e.g. BENCH_CASES=mqttOpen to see where the broker path spends its time.
+  return withGateway({ profile: settings.profile, settings: def.gatewaySettings }, ({ gateway, admin, setup }) => {
+    noteProfiled(gateway, def.key);
+    return gatewayCase(def, admin, { bases: gateway.bases, setup, settings, serverPid: gateway.process.pid });
+  });
 }
 
 /**
@@ -293,13 +304,13 @@ async function main(): Promise<void> {
     delivery: deliveryReport,
   });
   process.stdout.write(`Results: ${file}\n`);
-  if (settings.profile && profiledPid !== undefined) {
+  for (const { pid, what } of profiled) {
     // V8 names the file CPU.<date>.<time>.<pid>.<thread>.<seq>; thread 0 is the main thread.
-    const main = readdirSync(PROFILE_DIR).find((name) => name.includes(`.${profiledPid}.0.`));
+    const main = readdirSync(PROFILE_DIR).find((name) => name.includes(`.${pid}.0.`));
     if (main) {
       const file = join(PROFILE_DIR, main);
       const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-      process.stdout.write(`\nCPU profile of the gateway's main thread: ${file}\n${summarize(profile, 20)}`);
+      process.stdout.write(`\nCPU profile of the gateway's main thread (${what}): ${file}\n${summarize(profile, 20)}`);
     }
   }
 }

@@ -46,10 +46,17 @@ describe('bench cases', () => {
       gatewaySettings: { tlsMode: 'self-signed', httpsPort: 0 },
     };
     expect(needsOwnGateway(https)).toBe(true);
-    expect(CASES.filter(needsOwnGateway).map((c) => c.key)).toEqual(['asyncOpenHttps']);
+    expect(CASES.filter(needsOwnGateway).map((c) => c.key)).toEqual(['asyncOpenHttps', 'mqttOpen']);
     expect(() => caseTarget(https, bases, setup)).toThrow(/no https listener/);
     expect(caseTarget(https, { ...bases, https: 'https://127.0.0.1:2/GWENDPOINTAPI' }, setup).url).toBe(
       `https://127.0.0.1:2/GWENDPOINTAPI/bench/${ROUTES.asyncOpen}`,
     );
+  });
+
+  it('publishes the MQTT case on a gateway of its own with the broker on, and gives it no HTTP target', () => {
+    const mqtt = CASES.find((c) => c.key === 'mqttOpen');
+    if (!mqtt) throw new Error('the MQTT case is missing');
+    expect(mqtt).toMatchObject({ transport: 'mqtt', async: true, gatewaySettings: { mqttMode: 'on' } });
+    expect(() => caseTarget(mqtt, bases, setup)).toThrow(/MQTT/);
   });
 });

@@ -83,6 +83,28 @@ describe('judge', () => {
   });
   const throughput = (c: CaseReport) => judge([c]).find((t) => t.name.endsWith('throughput'));
 
+  it('judges the MQTT case against the HTTP async case at 1.2 ×, not against the baseline', () => {
+    const mqtt = (rps: number, generatorCpu = 50): CaseReport => ({
+      ...report(50, false),
+      key: 'mqttOpen',
+      label: 'MQTT',
+      transport: 'mqtt',
+      median: { ...run(rps, generatorCpu), generator: 'mqtt' },
+      ratio: rps / 1000,
+    });
+    const target = (c: CaseReport) => judge([report(50, false), c]).find((t) => t.name === 'MQTT throughput');
+    // asyncOpen answered 800 req/s: 960 msg/s is 1.2 ×.
+    expect(target(mqtt(960))).toMatchObject({ met: true, goal: '≥ 1.20 × asyncOpen (HTTP)' });
+    expect(target(mqtt(950))).toMatchObject({
+      met: false,
+      actual: expect.stringMatching(/^1\.19 × \(950 msg\/s ÷ 800 req\/s\)/),
+    });
+    expect(target(mqtt(2000, 95))).toMatchObject({ met: false, actual: expect.stringContaining('instrument-bound') });
+    // Its latency includes the window in flight: no p99 target against the HTTP baseline.
+    expect(judge([mqtt(960)]).map((t) => t.name)).not.toContain('MQTT p99');
+    expect(target({ ...mqtt(960), key: 'other' })).toBeUndefined();
+  });
+
   it('does not report a ratio as met when either side was instrument-bound', () => {
     expect(throughput(report(50, false))?.met).toBe(true);
     expect(throughput(report(95, false))).toMatchObject({
