@@ -23,6 +23,15 @@ interface Session {
 
 /** A DUP re-send of a message committed this long ago or less is acknowledged without storing it again. */
 const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
+/**
+ * A message that meets a full queue waits for room this long, PUBACK held, before its connection
+ * is closed: a publisher's in-flight window then slows it to the worker's pace (back-pressure),
+ * where closing at once would make every publisher reconnect and resend. The same bound as a
+ * request waiting for the writer (SPEC §13).
+ */
+const OVERLOAD_WAIT_MS = 2_000;
+const OVERLOAD_POLL_MS = 50;
+
 /** Remembered committed messages, across clients: past this the oldest are forgotten first. */
 const MAX_REMEMBERED = 200_000;
 
@@ -136,18 +145,24 @@ export class MqttPublications {
     topic: string,
     payload: Buffer,
   ): Promise<void> {
-    const outcome = await this.deps.intake.submit({
+    const submission = {
       route: live,
       principal: session.principal,
       raw: payload,
       source: {
-        transport: 'mqtt',
+        transport: 'mqtt' as const,
         ip: session.ip,
         requestId: `mqtt:${client.id}:${session.messages}`,
         topic,
         readerId: client.id,
       },
-    });
+    };
+    let outcome = await this.deps.intake.submit(submission);
+    // A full queue stored nothing: wait for room, PUBACK held, before giving up on the connection.
+    for (let waited = 0; outcome.kind === 'overloaded' && waited < OVERLOAD_WAIT_MS; waited += OVERLOAD_POLL_MS) {
+      await new Promise((resolve) => setTimeout(resolve, OVERLOAD_POLL_MS));
+      outcome = await this.deps.intake.submit(submission);
+    }
     const result = resultOf(outcome);
     this.count(result);
     if (result === 'unavailable') throw new PublishRefused('unavailable');
