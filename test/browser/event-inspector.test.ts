@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic } from '../helpers/test-gateway';
 import { goTo, screenshot, signIn, startRig, type BrowserRig } from './browser';
@@ -293,6 +294,70 @@ describe('web admin: event inspector', { timeout: 120_000 }, () => {
       document.dispatchEvent(new Event('visibilitychange'));
     `);
     await expect.poll(() => eventRows().count(), { timeout: 15_000 }).toBe(7);
+    expect(rig.problems).toEqual([]);
+  });
+
+  it('says what carried an event: transport MQTT with its topic, or HTTP with none', async () => {
+    const { page, gateway } = rig;
+    // The broker as `gateway serve` starts it, on a free port, switched on by the setting.
+    await gateway.gateway.mqtt.listen({ host: '127.0.0.1', port: 0, mqttsPort: 0 });
+    expect((await gateway.admin('PUT', '/settings', { mqttMode: 'on' })).status).toBe(200);
+    const created = await gateway.admin('POST', '/endpoints', {
+      name: 'Yard gate',
+      baseRoutePath: 'yard',
+      routes: [
+        {
+          name: 'yard-reads',
+          eventType: 'UHFTagRead',
+          requestType: 'HttpPost',
+          authType: 'noauth',
+          mqttTopic: 'yard/+/reads',
+        },
+      ],
+    });
+    expect(created.status).toBe(201);
+    await expect.poll(() => gateway.gateway.mqtt.urls().length).toBe(1);
+    const [broker] = gateway.gateway.mqtt.urls();
+    const reader = await mqtt.connectAsync(broker, { reconnectPeriod: 0, clientId: 'rfd40-gate' });
+    try {
+      // QoS 1: acknowledged once stored (SPEC §15). Two reads here, one over HTTP, to tell them apart.
+      const reads = [
+        { epc: '3074257BF7194E4000001B01', antenna: 1, rssi: -48 },
+        { epc: '3074257BF7194E4000001B02', antenna: 1, rssi: -50 },
+      ];
+      await reader.publishAsync('yard/gate1/reads', JSON.stringify(reads), { qos: 1 });
+    } finally {
+      await reader.endAsync();
+    }
+    const overHttp = await fetch(`${gateway.base}/yard/yard-reads`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([{ epc: '3074257BF7194E4000001B03', antenna: 2, rssi: -55 }]),
+    });
+    expect(overHttp.status).toBe(200);
+
+    await openEvents();
+    await page.getByLabel('Route', { exact: true }).selectOption('yard-reads');
+    await expect.poll(() => eventRows().count()).toBe(2);
+    const fact = (term: string) => detail().locator(`dt:text-is("${term}") + dd`);
+
+    await rowOf('2 reads')
+      .getByRole('button', { name: /Open event/ })
+      .click();
+    await expect.poll(() => fact('Transport').textContent()).toBe('MQTT');
+    expect(await fact('Topic').textContent()).toBe('yard/gate1/reads');
+    expect(await fact('Request ID').textContent()).toBe('mqtt:rfd40-gate:1');
+    const violations = await page.evaluate<{ id: string }[]>(
+      `${AXE_SOURCE}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target) })))`,
+    );
+    expect(violations).toEqual([]);
+    await screenshot(page, 'event-inspector-mqtt-detail');
+
+    await rowOf('1 read')
+      .getByRole('button', { name: /Open event/ })
+      .click();
+    await expect.poll(() => fact('Transport').textContent()).toBe('HTTP');
+    expect(await detail().locator('dt:text-is("Topic")').count()).toBe(0);
     expect(rig.problems).toEqual([]);
   });
 });

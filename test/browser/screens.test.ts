@@ -1,9 +1,12 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json } from '../helpers/test-gateway';
 import { ADMIN_PASSWORD, goTo, screenshot, signIn, startRig, type BrowserRig } from './browser';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * The screens around the settings flows: dashboard, gateway settings, roles and users, backup,
@@ -96,6 +99,59 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
       port: 18080,
     });
     await screenshot(page, '12-settings-saved');
+  });
+
+  it('settings: the MQTT switch starts the broker at once; its ports are checked and need a restart', async () => {
+    const { page, gateway } = rig;
+    // Where `gateway serve` would start it: on free ports, following `mqttMode` (off so far).
+    await gateway.gateway.mqtt.listen({ host: '127.0.0.1', port: 0, mqttsPort: 0 });
+    const status = async () => (await gateway.admin('GET', '/status')).body;
+    expect((await status()).mqtt).toEqual({ mode: 'off', clients: 0 });
+
+    await goTo(page, 'Settings');
+    const mqttSwitch = page.getByRole('checkbox', { name: 'MQTT broker', exact: true });
+    expect(await mqttSwitch.isChecked()).toBe(false);
+    const mqttPort = page.getByLabel('MQTT port', { exact: true });
+    const mqttsPort = page.getByLabel('MQTT over TLS port', { exact: true });
+    expect(await mqttPort.inputValue()).toBe('1883');
+    expect(await mqttsPort.inputValue()).toBe('8883');
+    // The ranges are the service's, as for the other ports: a port out of range is refused by the field.
+    expect(await mqttPort.getAttribute('max')).toBe('65535');
+    await mqttsPort.fill('70000');
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await page.getByRole('alert').waitFor();
+    expect(await mqttsPort.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#setting-mqttsPort-error').textContent()).toMatch(/65535/);
+    await mqttsPort.fill('8883');
+
+    await mqttSwitch.check();
+    await page.getByText('1 unsaved change: MQTT broker').waitFor();
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await page.getByText('Settings saved.').waitFor();
+    // On at once, no restart: /status says so and lists the broker's address.
+    expect(await page.getByText('Restart the gateway to listen there', { exact: false }).count()).toBe(0);
+    expect((await status()).mqtt).toMatchObject({ mode: 'on' });
+    await expect
+      .poll(async () => ((await status()).listenUrls as string[]).filter((url) => url.startsWith('mqtt://')))
+      .toHaveLength(1);
+    expect(await mqttSwitch.isChecked()).toBe(true);
+
+    await mqttPort.fill('11883');
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await page.getByText('Restart the gateway to listen there', { exact: false }).waitFor();
+    expect((await gateway.admin('GET', '/settings')).body).toMatchObject({ mqttMode: 'on', mqttPort: 11883 });
+    const violations = await page.evaluate<{ id: string }[]>(
+      `${AXE_SOURCE}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target) })))`,
+    );
+    expect(violations).toEqual([]);
+    await screenshot(page, '12b-settings-mqtt');
+
+    // Off again: the broker stops at once too.
+    await mqttSwitch.uncheck();
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await page.getByText('No unsaved changes.').waitFor();
+    await expect.poll(async () => (await status()).mqtt.mode).toBe('off');
+    expect(((await status()).listenUrls as string[]).some((url) => url.startsWith('mqtt'))).toBe(false);
   });
 
   it('roles and users: built-in admin cannot be deleted; a role in use says where', async () => {

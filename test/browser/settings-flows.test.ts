@@ -1,6 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic } from '../helpers/test-gateway';
 import { goTo, screenshot, signIn, startRig, type BrowserRig } from './browser';
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const axeViolations = (page: BrowserRig['page']) =>
+  page.evaluate<{ id: string }[]>(
+    `${AXE_SOURCE}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target) })))`,
+  );
 
 /**
  * The technician's path through the web admin, in order, on one real gateway: sign in, set up a
@@ -400,6 +408,74 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
       .filter({ hasText: `listens on port ${port} now` })
       .waitFor();
     expect(await page.title()).toBe('Settings · Gateway');
+  });
+
+  it('gives a route an MQTT topic, switches MQTT on, and copies the route’s full mqtt:// address', async () => {
+    const { page, gateway } = rig;
+    const clipboard = () => page.evaluate('navigator.clipboard.readText()');
+    // Where `gateway serve` would start the broker: on a free port, following `mqttMode` (off so far).
+    await gateway.gateway.mqtt.listen({ host: '127.0.0.1', port: 0, mqttsPort: 0 });
+
+    await goTo(page, 'Endpoints');
+    await page.getByRole('button', { name: 'Edit Warehouse' }).click();
+    const topic = page.getByLabel('MQTT topic', { exact: true });
+    const tagsCard = page.getByRole('group', { name: 'Route 1', exact: true });
+    const docsCard = page.getByRole('group', { name: 'Route 2', exact: true });
+    // Both routes are HttpPost: each has the field; an HttpGet route has none, and sends none.
+    expect(await topic.count()).toBe(2);
+    // The service's topic rule is shown beside the field.
+    const tagsTopic = tagsCard.getByLabel('MQTT topic', { exact: true });
+    await tagsTopic.fill('warehouse/#/tags');
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await expect.poll(() => tagsTopic.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await tagsTopic.getAttribute('aria-describedby')) ?? '';
+    expect(await page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent()).toContain(
+      '"#" must be a whole level',
+    );
+    await tagsTopic.fill('warehouse/+/tags');
+    await docsCard.getByLabel('MQTT topic', { exact: true }).fill('warehouse/docs');
+    await docsCard.getByLabel('Request Type', { exact: true }).selectOption('HttpGet');
+    expect(await docsCard.getByLabel('MQTT topic', { exact: true }).count()).toBe(0);
+    // The broker is off: the card says where to switch it on, and offers nothing to copy.
+    await tagsCard.getByText('MQTT is off (Settings).').waitFor();
+    expect(await tagsCard.getByRole('link', { name: 'Settings', exact: true }).getAttribute('href')).toBe('#/settings');
+    expect(await page.getByRole('button', { name: /^Copy mqtt/ }).count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved “Warehouse”' }).waitFor();
+    const routes = (await gateway.admin('GET', '/endpoints')).body[0].routes;
+    expect(routes).toMatchObject([
+      { name: 'tags', requestType: 'HttpPost', mqttTopic: 'warehouse/+/tags' },
+      { name: 'docs', requestType: 'HttpGet', mqttTopic: null },
+    ]);
+
+    await goTo(page, 'Settings');
+    await page.getByRole('checkbox', { name: 'MQTT broker', exact: true }).check();
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await page.getByText('Settings saved.').waitFor();
+    expect((await gateway.admin('GET', '/status')).body.mqtt).toMatchObject({ mode: 'on' });
+    await expect.poll(() => gateway.gateway.mqtt.urls().length).toBe(1);
+    const [broker] = gateway.gateway.mqtt.urls();
+    expect(broker).toMatch(/^mqtt:\/\/127\.0\.0\.1:\d+$/);
+
+    // A fresh editor reads where the broker listens: the topic's full address sits by the HTTP one.
+    await goTo(page, 'Endpoints');
+    await page.getByRole('button', { name: 'Edit Warehouse' }).click();
+    const address = `${broker}/warehouse/+/tags`;
+    const mqttList = page.getByRole('list', { name: 'MQTT addresses of route tags', exact: true });
+    await mqttList.getByText(`MQTT ${address}`).waitFor();
+    await mqttList.getByRole('button', { name: `Copy ${address}`, exact: true }).click();
+    expect(await clipboard()).toBe(address);
+    // A filter with a wildcard: the card says a reader publishes to a topic it matches.
+    await tagsCard.getByText('A filter: readers publish to a topic it matches').waitFor();
+    // The HTTP addresses stay HTTP: the broker's URL is no data-plane base.
+    const httpList = page.getByRole('list', { name: 'Addresses of route tags', exact: true });
+    await httpList.getByText(`POST ${gateway.base}/warehouse/tags`, { exact: true }).waitFor();
+    expect(await httpList.getByRole('button', { name: /^Copy mqtt/ }).count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, '09b-route-mqtt-address');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(rig.problems).toEqual([]);
   });
 
   it('shows a backup’s setting changes as old → new in people’s words under Changed', async () => {

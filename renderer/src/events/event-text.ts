@@ -51,6 +51,12 @@ export function isKnownTimeZone(timeZone: string): boolean {
   }
 }
 
+/** What carried an event, as the protocols are written (SPEC §15): a new transport is a type error here. */
+export const TRANSPORT_WORDS = { http: 'HTTP', mqtt: 'MQTT' } as const satisfies Record<
+  EventRecord['transport'],
+  string
+>;
+
 export const WHOLE_DOCUMENT = 'the whole document';
 
 /**

@@ -29,6 +29,8 @@ export interface RouteDraft {
   async: boolean;
   roles: string[];
   epcisLenient: boolean;
+  /** The MQTT topic filter its messages arrive on (SPEC §15); '' here is `null` in the API. */
+  mqttTopic: string;
   /** Ids of the destinations the route's processed events go to (SPEC §11). */
   destinations: number[];
 }
@@ -58,6 +60,7 @@ export function emptyRoute(): RouteDraft {
     async: false,
     roles: [],
     epcisLenient: false,
+    mqttTopic: '',
     destinations: [],
   };
 }
@@ -83,6 +86,7 @@ export function toDraft(endpoint: Endpoint): EndpointDraft {
       async: route.async,
       roles: [...route.roles],
       epcisLenient: route.epcisLenient,
+      mqttTopic: route.mqttTopic ?? '',
       destinations: [...route.destinations],
     })),
   };
@@ -91,7 +95,8 @@ export function toDraft(endpoint: Endpoint): EndpointDraft {
 /**
  * What Submit sends. Fields hidden by the form are sent in the state the form implies (roles only
  * for OAuth2, async only for HttpPost, lenient only for EPCIS), so a hidden leftover never
- * surprises the user with an error about a field they cannot see (destinations only for HttpPost).
+ * surprises the user with an error about a field they cannot see (destinations and the MQTT topic
+ * only for HttpPost; an empty topic is none).
  */
 export function toInput(draft: EndpointDraft): EndpointInput {
   return {
@@ -108,9 +113,19 @@ export function toInput(draft: EndpointDraft): EndpointInput {
       async: route.requestType === 'HttpPost' && route.async,
       roles: route.authType === 'OAuth2' ? route.roles : [],
       epcisLenient: isEpcis(route.eventType) && route.epcisLenient,
+      mqttTopic: mqttTopicOf(route),
       destinations: route.requestType === 'HttpPost' ? route.destinations : [],
     })),
   };
+}
+
+/**
+ * The topic filter a route's draft stands for: none on HttpGet routes or when left empty. Spaces
+ * around it are trimmed like the names': pasted from a reader's screen they are a slip, not a level.
+ */
+export function mqttTopicOf(route: RouteDraft): string | null {
+  const topic = route.mqttTopic.trim();
+  return route.requestType === 'HttpPost' && topic !== '' ? topic : null;
 }
 
 /** The data-plane path of a route, as readers and phones must be configured. */

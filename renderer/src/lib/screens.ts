@@ -55,7 +55,7 @@ export const SCREENS = [
     id: 'settings',
     name: 'Settings',
     group: 'Gateway',
-    description: 'Gateway tunables. Changes apply at once, except port and host.',
+    description: 'Gateway tunables. Changes apply at once, except ports and host.',
   },
   {
     id: 'backup',

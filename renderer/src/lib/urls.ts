@@ -20,3 +20,12 @@ export function listeningPorts(urls: string[]): number[] {
     ),
   ];
 }
+
+/**
+ * `mqtt://host:port/<topic>` for one broker URL from /status: the broker's address with the route's
+ * topic after it, the form `mosquitto_pub -L` takes (a leading `/` of the topic is kept: it is a
+ * level of its own).
+ */
+export function mqttTopicUrl(brokerUrl: string, topic: string): string {
+  return `${brokerUrl.replace(/\/+$/, '')}/${topic}`;
+}
