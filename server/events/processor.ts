@@ -10,9 +10,16 @@ export interface RouteFacts {
   epcisLenient: boolean;
 }
 
+/** How an EPCIS capture treats invalid events (SPEC §17): store nothing, or store the valid ones. */
+export type CaptureBehaviour = 'rollback' | 'proceed';
+
 export interface ProcessContext extends ReceiveContext {
   route: RouteFacts;
   settings: Settings;
+  /** When processing began: the `recordTime` of what this processing stores. */
+  processingAt: number;
+  /** Set when the submission came through EPCIS capture (SPEC §17). */
+  capture?: CaptureBehaviour;
 }
 
 /** Where a stored event came from; written once, with the names as they were at receive time. */
@@ -32,6 +39,8 @@ export interface EventMeta {
   topic: string | null;
   /** Names the reader when the payload names none (the MQTT client id); absent: the principal does. */
   readerId?: string;
+  /** A submission made through EPCIS capture (SPEC §17), with its error behaviour. */
+  capture?: CaptureBehaviour;
 }
 
 export interface StoreOutcome {

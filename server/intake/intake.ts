@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { principalName, type Principal } from '../auth/credentials';
 import { isStorageError } from '../db/unavailable';
 import type { Transport } from '../contract/dto';
-import type { EventMeta } from '../events/processor';
+import type { CaptureBehaviour, EventMeta } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
 import { newEventId } from '../ids';
 import { jsonTooDeep, MAX_JSON_DEPTH } from '../json-depth';
@@ -39,6 +39,10 @@ export interface SubmissionInput {
   source: SubmissionSource;
   /** 1–255 characters; a repeat within 24 h by the same principal replays the first outcome (SPEC §4). */
   idempotencyKey?: string;
+  /** Take the queued path whatever the route's `async` says (an EPCIS capture is always a job, SPEC §17). */
+  queued?: boolean;
+  /** An EPCIS capture (SPEC §17): kept with the submission, read by the EpcisObject processor. */
+  capture?: CaptureBehaviour;
 }
 
 /** Seconds a client is asked to wait when the database cannot take a submission now. */
@@ -108,6 +112,7 @@ export class Intake {
       transport: input.source.transport,
       topic: input.source.topic,
       ...(input.source.readerId === undefined ? {} : { readerId: input.source.readerId }),
+      ...(input.capture === undefined ? {} : { capture: input.capture }),
     };
     const scope: IdempotencyScope | null =
       key !== undefined
@@ -126,7 +131,7 @@ export class Intake {
       epcisLenient: live.route.epcisLenient,
       idempotency: scope ? (outcome: StoredOutcome) => this.deps.idempotency.record(scope, outcome) : undefined,
     };
-    const run = () => this.store(submission, live.route.async, scope);
+    const run = () => this.store(submission, input.queued === true || live.route.async, scope);
     return scope ? this.deps.idempotency.guard(scope, run) : run();
   }
 

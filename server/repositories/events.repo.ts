@@ -4,6 +4,8 @@ import type { RowInsert, WriteBatch } from '../db/write-batch';
 import { allPrepared, withSqliteConnection } from '../db/sqlite-exec';
 import { jsonRowsSql, type JsonRowsShape } from '../db/sqlite-json-rows';
 import { eventIdFloor } from '../ids';
+import type { CaptureBehaviour } from '../events/processor';
+import { epcisIndexRepo } from './epcis-index.repo';
 
 /** How far an id's time may trail its event's `received_at` (events stored before they shared one instant). */
 const ID_TIME_SLACK_MS = 1_000;
@@ -24,6 +26,8 @@ export interface EventRow {
   request_id: string;
   transport: Transport;
   topic: string | null;
+  /** A submission made through EPCIS capture (SPEC §17): its capture error behaviour; else NULL/absent. */
+  capture?: CaptureBehaviour | null;
   payload: string;
   data: string | null;
   result: string | null;
@@ -86,6 +90,7 @@ const QUEUED_SHAPE = {
     'next_attempt_at',
     'transport',
     'topic',
+    'capture',
   ],
 } as const satisfies JsonRowsShape<keyof EventRow>;
 
@@ -117,6 +122,7 @@ const queuedRow = (v: unknown[]): EventRow => ({
   next_attempt_at: num(v[13]),
   transport: v[14] as Transport,
   topic: v[15] as string | null,
+  capture: v[16] as CaptureBehaviour | null,
 });
 
 /**
@@ -466,6 +472,7 @@ export const eventPruning = {
     for (let start = 0; start < all.length; start += 500) {
       const chunk = all.slice(start, start + 500);
       writes.add(
+        ...epcisIndexRepo.deletes(sql, chunk),
         sql('event_facets').whereIn('event_id', chunk).delete(),
         sql('ghost_rows').whereIn('event_id', chunk).delete(),
         sql('events').whereIn('id', chunk).delete(),

@@ -78,6 +78,10 @@ describe('GET /_openapi.json', () => {
     const expected: Record<string, string[]> = {
       '/{base}/{route}': ['get', 'post'],
       '/{base}/{route}/receipts/{id}': ['get'],
+      '/{base}/{route}/capture': ['post', 'options'],
+      '/{base}/{route}/capture/{captureID}': ['get', 'options'],
+      '/{base}/{route}/events': ['get', 'options'],
+      '/{base}/{route}/events/{eventID}': ['get'],
       '/token': ['post'],
       '/_health': ['get'],
       '/_metrics': ['get'],
@@ -101,6 +105,19 @@ describe('GET /_openapi.json', () => {
       expect.arrayContaining(['since', 'until', 'limit', 'cursor', 'epc', 'bizStep', 'table', 'trigger']),
     );
     for (const path of ['/_health', '/_metrics', '/_openapi.json']) expect(doc.paths[path].get.security).toEqual([]);
+    const query = doc.paths['/{base}/{route}/events'].get.parameters.map((p: any) => deref(p).name);
+    expect(query).toEqual(
+      expect.arrayContaining([
+        'eventType',
+        'GE_eventTime',
+        'LT_recordTime',
+        'EQ_bizStep',
+        'MATCH_anyEPC',
+        'MATCH_epcClass',
+        'perPage',
+        'nextPageToken',
+      ]),
+    );
   });
 
   it('describes the security schemes and the problem shape the gateway really answers with', async () => {

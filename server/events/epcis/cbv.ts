@@ -190,8 +190,16 @@ export function checkVocabulary(
  * URI, compact `cbv:` IRI or CBV 1.2 URN; any other value as given (trimmed).
  */
 export function normalizeBizStep(value: string): string {
+  return normalizeCbv('bizStep', value);
+}
+
+/**
+ * The form a bizStep or disposition is indexed and queried in (SPEC §17: a CBV value matches in
+ * any of its forms): the bare CBV word for any form of a word of that vocabulary, else as given.
+ */
+export function normalizeCbv(kind: 'bizStep' | 'disposition', value: string): string {
   const trimmed = value.trim();
-  const vocabulary: Vocabulary = VOCABULARIES.bizStep;
+  const vocabulary: Vocabulary = VOCABULARIES[kind];
   const word = urnWord(vocabulary, trimmed) ?? cbvTermWord(vocabulary, trimmed) ?? trimmed;
   return vocabulary.words.has(word) ? word : trimmed;
 }

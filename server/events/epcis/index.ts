@@ -1,3 +1,4 @@
+import type { FieldError } from '../../contract/errors';
 import { fail, ok, type Validation } from '../types';
 import { walkInput } from './document';
 import { fixCompactOffsets } from './lenient';
@@ -20,6 +21,8 @@ export interface EpcisInput {
   events: Record<string, unknown>[];
   /** JSON Pointer of each event in the input, parallel to `events` (e.g. "/epcisBody/eventList/3"). */
   eventPaths: string[];
+  /** An EPCIS capture with `proceed` (SPEC §17): the errors of the events left out. */
+  refused?: FieldError[];
 }
 
 export interface EpcisOptions {
@@ -48,5 +51,6 @@ export function validateEpcis(json: unknown, options: EpcisOptions): Validation<
 }
 
 export { eventFacets, toStoredEvent, type EventFacets } from './facets';
-export { normalizeBizStep } from './cbv';
+export { normalizeBizStep, normalizeCbv } from './cbv';
+export { queryFacts, type EpcRole, type QueryFacts } from './query-facts';
 export { EPCIS_CONTEXT } from './util';

@@ -2,9 +2,12 @@ import type { FieldError } from '../../contract/errors';
 import type { WriteBatch } from '../../db/write-batch';
 import { newEventId } from '../../ids';
 import { eventWrites } from '../../repositories/events.repo';
+import { epcisIndexRepo } from '../../repositories/epcis-index.repo';
 import { facetsRepo } from '../../repositories/facets.repo';
 import { iso } from '../../time';
-import { eventFacets, normalizeBizStep, toStoredEvent, validateEpcis, type EpcisInput } from '../epcis';
+import { eventFacets, normalizeBizStep, queryFacts, toStoredEvent, validateEpcis, type EpcisInput } from '../epcis';
+import { validateCapture } from '../epcis/capture';
+import { capIssues } from '../issues';
 import { parseJsonBody } from '../json-body';
 import type { EventMeta, EventProcessor, SnapshotQuery } from '../processor';
 import { eventSnapshotPage, isEventIdCursor, parseInstant, parseStored } from './snapshot-support';
@@ -83,11 +86,17 @@ export const epcisMessageProcessor: EventProcessor<EpcisInput> = {
 export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
   eventType: 'EpcisObject',
   parseBody: parseJsonBody,
-  validate: (json, context) => validateEpcis(json, { lenient: context.route.epcisLenient, allowBareEvents: true }),
-  store(tx, input, event) {
+  validate: (json, context) => {
+    const options = { lenient: context.route.epcisLenient, allowBareEvents: true };
+    return context.capture ? validateCapture(json, options, context.capture) : validateEpcis(json, options);
+  },
+  async store(tx, input, event, context) {
+    const { events, duplicates } = context.capture
+      ? await newEvents(tx, event.endpointId, input.events)
+      : { events: input.events, duplicates: 0 };
     // Ids are drawn last event first: snapshots list newest (highest id) first, so a submission's
     // events then read in the order they were sent, after the newer submissions.
-    const children = [...input.events]
+    const children = [...events]
       .reverse()
       .map((epcisEvent) => {
         const stored = toStoredEvent(epcisEvent, input.context);
@@ -99,12 +108,26 @@ export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
       children.map((child) => childRow(event, child.id, child.json)),
     );
     for (const child of children) indexFacets(tx, child.id, event.endpointId, [child.stored]);
-    return Promise.resolve({
-      result: { eventCount: children.length, eventIds: children.map((child) => child.id) },
+    epcisIndexRepo.insert(
+      tx,
+      children.map((child) => ({
+        eventId: child.id,
+        endpointId: event.endpointId,
+        recordTime: context.processingAt,
+        facts: queryFacts(child.stored),
+      })),
+    );
+    // A capture's job reports what was left out (SPEC §17): events already held, events refused.
+    const refused = input.refused ?? [];
+    const capture = context.capture
+      ? { duplicates, refused: capIssues(refused).items, refusedCount: refused.length }
+      : {};
+    return {
+      result: { eventCount: children.length, eventIds: children.map((child) => child.id), ...capture },
       data: null,
       // Each EPCIS event as stored, under its own stored event's id (SPEC §11).
       deliveries: () => children.map((child) => ({ eventId: child.id, data: child.json })),
-    });
+    };
   },
   isCursor: isEventIdCursor,
   filterNames: FILTERS,
@@ -116,6 +139,26 @@ export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
       event: parseStored(row.payload),
     })),
 };
+
+/**
+ * A capture's events less those whose `eventID` the endpoint already holds, or that an earlier
+ * event of the same capture named (SPEC §17: a resent capture is harmless).
+ */
+async function newEvents(tx: WriteBatch, endpointId: number, events: Record<string, unknown>[]) {
+  const named = events.flatMap((e) => (typeof e.eventID === 'string' ? [e.eventID] : []));
+  const seen = await epcisIndexRepo.heldEventIds(tx, endpointId, [...new Set(named)]);
+  let duplicates = 0;
+  const fresh = events.filter((e) => {
+    if (typeof e.eventID !== 'string') return true;
+    if (seen.has(e.eventID)) {
+      duplicates += 1;
+      return false;
+    }
+    seen.add(e.eventID);
+    return true;
+  });
+  return { events: fresh, duplicates };
+}
 
 function childRow(parent: EventMeta, id: string, payload: string) {
   return {

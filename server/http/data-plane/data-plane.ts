@@ -19,6 +19,7 @@ import { routeKey, type LiveRoute, type LiveRoutes } from '../../intake/route-ta
 import type { Principal } from '../../auth/credentials';
 import { credentialFromHeader } from '../authorization-header';
 import { answerOf } from './answers';
+import { epcisRepository, servesEpcisPath, type EpcisPath } from './epcis-repository';
 import { closeIfBodyPending, isJsonContentType, readBody } from './request-body';
 import { readSnapshotQuery } from './snapshot-query';
 
@@ -39,14 +40,28 @@ const notFound = (): AppError => new AppError('route_not_found', 'No active rout
 
 const PREFIX = '/GWENDPOINTAPI/';
 
-/** `/GWENDPOINTAPI/<base>/<route>[/receipts/<id>]`, a trailing slash tolerated; null otherwise. */
-function parsePath(path: string): { base: string; route: string; receiptId?: string } | null {
+/** A data route's path: the route, and a receipt or an EPCIS repository path below it (SPEC §4). */
+interface DataPath {
+  base: string;
+  route: string;
+  receiptId?: string;
+  epcis?: EpcisPath;
+}
+
+/**
+ * `/GWENDPOINTAPI/<base>/<route>[/receipts/<id> | /capture[/<id>] | /events[/<eventID>]]`, a
+ * trailing slash tolerated; null otherwise.
+ */
+function parsePath(path: string): DataPath | null {
   const parts = path.slice(PREFIX.length).split('/');
   if (parts[parts.length - 1] === '') parts.pop();
-  const [base, route, receipts, receiptId] = parts;
+  const [base, route, sub, id] = parts;
   if (!base || !route) return null;
   if (parts.length === 2) return { base, route };
-  if (parts.length === 4 && receipts === 'receipts' && receiptId) return { base, route, receiptId };
+  if (parts.length === 4 && sub === 'receipts' && id) return { base, route, receiptId: id };
+  if ((sub === 'capture' || sub === 'events') && parts.length <= 4) {
+    return { base, route, epcis: { kind: sub, ...(id ? { id } : {}) } };
+  }
   return null;
 }
 
@@ -86,24 +101,27 @@ function route(deps: DataPlaneDeps): Middleware {
     if (!path) throw notFound();
     const table = await deps.routes.get();
     const live = table.get(routeKey(path.base, path.route));
-    if (!live) {
+    if (!live || (path.epcis && !servesEpcisPath(live, path.epcis))) {
       closeIfBodyPending(ctx);
       throw notFound();
     }
+    const authenticate = async () => {
+      try {
+        const credential = credentialFromHeader(ctx.get('Authorization') || undefined);
+        return await authorizeRoute(live, credential, ctx.request.ip, deps);
+      } catch (error) {
+        // Refused before reading: answer at once and drop the connection rather than drain a body.
+        closeIfBodyPending(ctx);
+        throw error;
+      }
+    };
+    if (path.epcis) return epcisRepository(ctx, deps, live, path.epcis, authenticate);
     const expected = path.receiptId !== undefined || live.route.requestType === 'HttpGet' ? 'GET' : 'POST';
     if (ctx.method !== expected && !(expected === 'GET' && ctx.method === 'HEAD')) {
       closeIfBodyPending(ctx);
       throw new AppError('method_not_allowed', `This route answers ${expected} only`, { headers: { Allow: expected } });
     }
-    let principal: Principal;
-    try {
-      const credential = credentialFromHeader(ctx.get('Authorization') || undefined);
-      principal = await authorizeRoute(live, credential, ctx.request.ip, deps);
-    } catch (error) {
-      // Refused before reading: answer at once and drop the connection rather than drain a body.
-      closeIfBodyPending(ctx);
-      throw error;
-    }
+    const principal = await authenticate();
     if (path.receiptId !== undefined) return receipt(ctx, deps, live, path.receiptId);
     if (expected === 'GET') return snapshot(ctx, deps, live);
     await post(ctx, deps, live, principal);

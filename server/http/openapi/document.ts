@@ -2,6 +2,7 @@ import { VERSION } from '../../version';
 import { EVENT_TYPE } from '../../contract/schemas';
 import { adminPaths, adminTags } from './admin-paths';
 import { COMPONENTS, type Json } from './components';
+import { epcisPaths } from './epcis-paths';
 import { gatewayPaths } from './gateway-paths';
 import { JsonSchemas } from './json-schema';
 
@@ -20,7 +21,7 @@ export interface OpenApiOptions {
  */
 export function buildOpenApiDocument(options: OpenApiOptions): Json {
   const schemas = new JsonSchemas();
-  const paths = { ...gatewayPaths(), ...adminPaths(options.adminApiPath, schemas) };
+  const paths = { ...gatewayPaths(), ...epcisPaths(), ...adminPaths(options.adminApiPath, schemas) };
   // The data plane's hand-written schemas refer to it whether or not an admin schema does.
   schemas.of(EVENT_TYPE);
   return {
@@ -35,6 +36,11 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { url: options.serverUrl, description: 'This gateway (the path is relative to the host it is served from).' },
     ],
     tags: [
+      {
+        name: 'EPCIS',
+        description:
+          "EPCIS 2.0 repository of EpcisObject routes (GS1's REST binding): capture on HttpPost routes, SimpleEventQuery on HttpGet routes, with the route's own authentication.",
+      },
       {
         name: 'Data plane',
         description: "Configured routes: `/{base}/{route}`, authenticated after each route's authType.",

@@ -54,6 +54,7 @@ export function eventRow(meta: EventMeta, raw: string, outcome: EventOutcome): E
     transport: meta.transport,
     topic: meta.topic,
     payload: raw,
+    ...(meta.capture ? { capture: meta.capture } : {}),
     ...outcome,
     data: outcome.data ?? null,
   };
@@ -113,6 +114,8 @@ export class EventProcessing {
       timeZone: settings.timeZone,
       route: { epcisLenient },
       settings,
+      processingAt: this.deps.now(),
+      ...(meta.capture ? { capture: meta.capture } : {}),
     };
     return { context, validation: safeValidate(PROCESSORS[meta.eventType], json, context) };
   }

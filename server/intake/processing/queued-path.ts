@@ -46,6 +46,7 @@ const metaOf = (row: EventRow): EventMeta => ({
   transport: row.transport,
   topic: row.topic,
   ...(row.transport === 'mqtt' ? { readerId: mqttClientOf(row.request_id) } : {}),
+  ...(row.capture ? { capture: row.capture } : {}),
 });
 
 /** The client id in an MQTT event's request id, `mqtt:<clientId>:<n>` (SPEC §15). */

@@ -1,0 +1,204 @@
+import type { Knex } from 'knex';
+import type { WriteBatch, WriteQuery } from '../db/write-batch';
+import type { EpcRole, QueryFacts } from '../events/epcis';
+import { dialectOf, num, type Queryable } from './db-types';
+
+/**
+ * One EPC condition: an exact URI, or an `urn:epc:idpat:` pattern as the range of EPCs that start
+ * with `prefix` (the part before its first `*`), with `glob` ('*' for any field) when a
+ * wildcard is followed by a fixed field.
+ */
+export type EpcMatch = { exact: string } | { prefix: string; glob?: string };
+
+/** A SimpleEventQuery as the index answers it (SPEC §17); lists are ORs, fields ANDs. */
+export interface EpcisIndexQuery {
+  endpointId: number;
+  /** Only index rows written up to this `seq`: the result set of the first page's moment. */
+  pin: number;
+  types?: string[];
+  actions?: string[];
+  bizSteps?: string[];
+  dispositions?: string[];
+  readPoints?: string[];
+  bizLocations?: string[];
+  eventIds?: string[];
+  eventTime?: TimeRange;
+  recordTime?: TimeRange;
+  /** Each one must hold: an EPC in one of `roles` that matches one of `values`. */
+  matches: { roles: readonly EpcRole[]; values: EpcMatch[] }[];
+  orderBy: 'eventTime' | 'recordTime';
+  direction: 'asc' | 'desc';
+  /** Keyset: the sort key of the last event of the previous page. */
+  after?: { time: number; seq: number };
+  limit: number;
+}
+
+export interface TimeRange {
+  /** Inclusive lower bound (`GE_`), ms. */
+  ge?: number;
+  /** Exclusive upper bound (`LT_`), ms. */
+  lt?: number;
+}
+
+/** One event of a page: its stored JSON and its place in the order. */
+export interface EpcisIndexRow {
+  seq: number;
+  eventTime: number;
+  recordTime: number;
+  payload: string;
+}
+
+const COLUMN_OF = {
+  types: 'type',
+  actions: 'action',
+  bizSteps: 'biz_step',
+  dispositions: 'disposition',
+  readPoints: 'read_point',
+  bizLocations: 'biz_location',
+  eventIds: 'epcis_event_id',
+} as const satisfies Partial<Record<keyof EpcisIndexQuery, string>>;
+
+/** The first string after `prefix` in byte order that does not start with it: the range's end. */
+const rangeEnd = (prefix: string): string =>
+  prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+
+/** The event ids of one EPC condition, read from `epcis_epcs_match_idx` alone. */
+function matchingEvents(db: Queryable, endpointId: number, roles: readonly EpcRole[], values: EpcMatch[]) {
+  const exact = values.flatMap((value) => ('exact' in value ? [value.exact] : []));
+  const patterns = values.flatMap((value) => ('prefix' in value ? [value] : []));
+  const branch = () => db('epcis_epcs').select('event_id').where('endpoint_id', endpointId).whereIn('role', roles);
+  const branches: Knex.QueryBuilder[] = [];
+  if (exact.length > 0) branches.push(branch().whereIn('epc', exact));
+  for (const pattern of patterns) {
+    const query = branch().where('epc', '>=', pattern.prefix).where('epc', '<', rangeEnd(pattern.prefix));
+    if (pattern.glob !== undefined) {
+      if (dialectOf(db) === 'sqlite') void query.whereRaw('epc GLOB ?', [globSqlite(pattern.glob)]);
+      else void query.whereRaw('epc LIKE ?', [globLike(pattern.glob)]);
+    }
+    branches.push(query);
+  }
+  if (branches.length === 0) throw new Error('an EPC condition needs at least one value');
+  const [first, ...rest] = branches as [Knex.QueryBuilder, ...Knex.QueryBuilder[]];
+  return rest.length === 0 ? first : first.unionAll(rest);
+}
+
+/** `*` stays the wildcard; SQLite's other GLOB metacharacters in fixed text are matched literally. */
+const globSqlite = (glob: string): string => glob.replace(/[?[]/g, (c) => `[${c}]`);
+/** The same wildcard for LIKE: `%`, with LIKE's own metacharacters escaped (`\` is PostgreSQL's default escape). */
+const globLike = (glob: string): string => glob.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+
+/**
+ * The EPCIS repository's index (SPEC §17): a row per stored EPCIS event with a column per query
+ * parameter, and its EPCs with their roles. Written with the events in their transaction, read
+ * by the query, deleted with the events by retention.
+ */
+export const epcisIndexRepo = {
+  /** Adds the index rows of stored EPCIS events to `writes`. */
+  insert(writes: WriteBatch, rows: { eventId: string; endpointId: number; recordTime: number; facts: QueryFacts }[]) {
+    writes.insertRows(
+      'epcis_events',
+      rows.map(({ eventId, endpointId, recordTime, facts }) => ({
+        event_id: eventId,
+        endpoint_id: endpointId,
+        epcis_event_id: facts.eventId,
+        type: facts.type,
+        action: facts.action,
+        event_time: facts.eventTime,
+        record_time: recordTime,
+        biz_step: facts.bizStep,
+        disposition: facts.disposition,
+        read_point: facts.readPoint,
+        biz_location: facts.bizLocation,
+      })),
+    );
+    writes.insertRows(
+      'epcis_epcs',
+      rows.flatMap(({ eventId, endpointId, facts }) =>
+        facts.epcs.map(({ epc, role }) => ({ event_id: eventId, endpoint_id: endpointId, epc, role })),
+      ),
+    );
+  },
+
+  /** Which of these EPCIS `eventID`s the endpoint already holds (a resent capture stores nothing twice). */
+  async heldEventIds(writes: WriteBatch, endpointId: number, eventIds: string[]): Promise<Set<string>> {
+    const held = new Set<string>();
+    for (let start = 0; start < eventIds.length; start += 500) {
+      const chunk = eventIds.slice(start, start + 500);
+      const rows = await writes.read<{ epcis_event_id: string }>(
+        writes
+          .sql('epcis_events')
+          .where('endpoint_id', endpointId)
+          .whereIn('epcis_event_id', chunk)
+          .select('epcis_event_id'),
+      );
+      for (const row of rows) held.add(row.epcis_event_id);
+    }
+    return held;
+  },
+
+  /** The newest index row's `seq` (0 when there is none): what a first page pins. */
+  async lastSeq(db: Queryable): Promise<number> {
+    const row = (await db('epcis_events').max({ seq: 'seq' }).first()) as { seq: unknown } | undefined;
+    return row?.seq === null || row?.seq === undefined ? 0 : num(row.seq);
+  },
+
+  /** One page of the query, in its order, `limit` events at most. */
+  async page(db: Queryable, q: EpcisIndexQuery): Promise<EpcisIndexRow[]> {
+    const time = q.orderBy === 'eventTime' ? 'x.event_time' : 'x.record_time';
+    // SQLite plans without statistics, so the plan is chosen here (a unary `+` keeps a term off
+    // the indexes): an EPC condition drives the query from the EPC index (its events are looked
+    // up by id, then sorted) instead of walking the endpoint's events in order and testing each;
+    // otherwise an index in the requested order (an EQ_ column's, or the time's own) is walked
+    // and the other time's range is tested on the way. PostgreSQL's planner has statistics.
+    const sqlite = dialectOf(db) === 'sqlite';
+    const unindexed = (column: string) => (sqlite ? `+${column}` : column);
+    const query = db('epcis_events as x')
+      .join('events as e', 'e.id', 'x.event_id')
+      .select('x.seq', 'x.event_time', 'x.record_time', 'e.payload')
+      .orderBy([
+        { column: time, order: q.direction },
+        { column: 'x.seq', order: q.direction },
+      ])
+      .limit(q.limit);
+    const byEpc = q.matches.length > 0;
+    void query.whereRaw(`${byEpc ? unindexed('x.endpoint_id') : 'x.endpoint_id'} = ?`, [q.endpointId]);
+    void query.where('x.seq', '<=', q.pin);
+    if (byEpc) {
+      for (const match of q.matches) {
+        void query.whereIn('x.event_id', matchingEvents(db, q.endpointId, match.roles, match.values));
+      }
+    }
+    for (const [field, column] of Object.entries(COLUMN_OF) as [keyof typeof COLUMN_OF, string][]) {
+      const values = q[field];
+      if (values) void query.whereIn(`x.${column}`, values);
+    }
+    for (const [range, column] of [
+      [q.eventTime, 'x.event_time'],
+      [q.recordTime, 'x.record_time'],
+    ] as const) {
+      // Only the order's own time may pick the index: a range on the other one is a filter.
+      const term = column === time ? column : unindexed(column);
+      if (range?.ge !== undefined) void query.whereRaw(`${term} >= ?`, [range.ge]);
+      if (range?.lt !== undefined) void query.whereRaw(`${term} < ?`, [range.lt]);
+    }
+    if (q.after) {
+      const op = q.direction === 'asc' ? '>' : '<';
+      void query.whereRaw(`(${time}, x.seq) ${op} (?, ?)`, [q.after.time, q.after.seq]);
+    }
+    const rows = (await query) as { seq: unknown; event_time: unknown; record_time: unknown; payload: string }[];
+    return rows.map((row) => ({
+      seq: num(row.seq),
+      eventTime: num(row.event_time),
+      recordTime: num(row.record_time),
+      payload: row.payload,
+    }));
+  },
+
+  /** Retention: the statements that delete the index rows of these events. */
+  deletes(sql: Queryable, eventIds: string[]): WriteQuery[] {
+    return [
+      sql('epcis_epcs').whereIn('event_id', eventIds).delete(),
+      sql('epcis_events').whereIn('event_id', eventIds).delete(),
+    ];
+  },
+};
