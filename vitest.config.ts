@@ -18,6 +18,7 @@ const BOTH_DATABASES = [
   'test/integration/secrets-at-rest.test.ts',
   'test/integration/queue-claims.test.ts',
   'test/integration/mqtt.test.ts',
+  'test/integration/readers.test.ts',
 ];
 
 export default defineConfig({

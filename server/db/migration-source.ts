@@ -7,6 +7,7 @@ import * as eventIndexTrim from '../../migrations/20261123210000_event_index_tri
 import * as destinations from '../../migrations/20261125090000_destinations';
 import * as eventPageIndex from '../../migrations/20261125220000_event_page_index';
 import * as mqttIngestion from '../../migrations/20261127120000_mqtt_ingestion';
+import * as readers from '../../migrations/20261201090000_readers';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261125090000_destinations', module: destinations },
   { name: '20261125220000_event_page_index', module: eventPageIndex },
   { name: '20261127120000_mqtt_ingestion', module: mqttIngestion },
+  { name: '20261201090000_readers', module: readers },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

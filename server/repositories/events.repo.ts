@@ -24,6 +24,8 @@ export interface EventRow {
   request_id: string;
   transport: Transport;
   topic: string | null;
+  /** The reader named beside the payload (`?readerId=`, the MQTT client id); null: the principal. */
+  reader_id?: string | null;
   payload: string;
   data: string | null;
   result: string | null;
@@ -86,6 +88,7 @@ const QUEUED_SHAPE = {
     'next_attempt_at',
     'transport',
     'topic',
+    'reader_id',
   ],
 } as const satisfies JsonRowsShape<keyof EventRow>;
 
@@ -117,6 +120,7 @@ const queuedRow = (v: unknown[]): EventRow => ({
   next_attempt_at: num(v[13]),
   transport: v[14] as Transport,
   topic: v[15] as string | null,
+  reader_id: v[16] as string | null,
 });
 
 /**
