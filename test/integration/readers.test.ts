@@ -329,3 +329,49 @@ describe('cost (SPEC §16)', () => {
     expect((await reader('cost-reader')).body.readsTotal).toBe(501);
   });
 });
+
+describe('the 10,000-reader bound (SPEC §16)', () => {
+  it('processes reads of readers beyond 10,000 as usual but does not track them', async () => {
+    const other = await startTestGateway();
+    try {
+      await other.admin('POST', '/endpoints', {
+        name: 'Yard',
+        baseRoutePath: 'yard',
+        routes: [
+          { name: 'yardTags', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'noauth' },
+          { name: 'yardInventory', eventType: 'UHFTagRead', requestType: 'HttpGet', authType: 'noauth' },
+        ],
+      });
+      const at = Date.now();
+      const rows = Array.from({ length: 9_999 }, (_, i) => ({
+        reader_id: `bulk-${String(i).padStart(5, '0')}`,
+        transport: 'http',
+        last_source_ip: '10.0.0.1',
+        first_seen_at: at,
+        last_seen_at: at,
+        reads_total: 0,
+        duplicates_suppressed_total: 0,
+      }));
+      await other.gateway.db.knex.batchInsert('readers', rows, 500);
+      const body = [
+        { epc: epc(5001), readerId: 'new-a' },
+        { epc: epc(5002), readerId: 'new-b' },
+      ];
+      const res = await fetch(`${other.base}/yard/yardTags`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      expect((await json(res)).result).toEqual({ reads: 2, uniqueEpcs: 2, duplicatesSuppressed: 0 });
+      const status = await other.admin('GET', '/status');
+      expect(status.body.readers).toMatchObject({ total: 10_000, untracked: 1 });
+      expect((await other.admin('GET', '/readers/new-a')).status).toBe(200);
+      expect((await other.admin('GET', '/readers/new-b')).status).toBe(404);
+      // The untracked reader's read is in the inventory all the same.
+      const inventory = await json(await fetch(`${other.base}/yard/yardInventory?readerId=new-b`));
+      expect(inventory.items).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+  });
+});
