@@ -19,6 +19,7 @@ import { EventProcessing } from './intake/processing/event-processing';
 import { QueuedPath } from './intake/processing/queued-path';
 import { SyncPath } from './intake/processing/sync-path';
 import { Worker } from './intake/processing/worker';
+import { ReaderTracking } from './intake/processing/reader-tracking';
 import { healthAnswer } from './intake/commit/write-health';
 import { Intake } from './intake/intake';
 import type { Logger } from './logger';
@@ -101,11 +102,13 @@ export async function assembleDataPlane(base: {
     secrets: base.secrets,
   });
   const handoff = { outbox, committed: (ids: ReadonlySet<number>) => delivery.notify(ids) };
+  const readers = new ReaderTracking(now);
   const processing = new EventProcessing({
     settings: () => settings.current(),
     now,
     delivery: handoff,
     tally: counters,
+    readers,
   });
   const byRole = { work: commit, acks };
   const sync = new SyncPath(processing, byRole, load);
@@ -170,6 +173,8 @@ export async function assembleDataPlane(base: {
         delivery.failingLoops(),
       ),
     counters,
+    /** The readers' records as the traffic keeps them (SPEC §16): `/status` asks it for the untracked. */
+    readers,
     intake,
     snapshots: new ReadRounds(),
     worker,

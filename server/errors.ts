@@ -21,6 +21,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   invalid_idempotency_key: 400,
   idempotency_key_reused: 409,
   receipt_not_found: 404,
+  reader_not_found: 404,
   validation_failed: 400,
   overloaded: 503,
   not_found: 404,

@@ -30,6 +30,8 @@ import { createStatusService } from './services/status.service';
 import { createSettingsService } from './services/settings.service';
 import { createUsersService } from './services/users.service';
 import { createDestinationsService } from './services/destinations.service';
+import { createReadersService } from './services/readers.service';
+import { ReaderWatch } from './services/reader-watch';
 import { MqttBroker } from './mqtt/broker';
 import { MqttPublications } from './mqtt/publications';
 import { addressesGateway, type Listening } from './self-address';
@@ -78,6 +80,8 @@ export interface Gateway {
   housekeeping: Housekeeping;
   /** The embedded MQTT broker (SPEC §15): `listen` once the HTTP listeners run; it follows `mqttMode`. */
   mqtt: MqttBroker;
+  /** Readers turning silent and coming back (SPEC §16): the desktop app's notifications and tray. */
+  readerWatch: ReaderWatch;
   /** Set on the first start only: the generated admin password, to print once. */
   firstAdmin: { username: string; generatedPassword: string | null } | null;
   close(): Promise<void>;
@@ -126,7 +130,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     secrets: options.secrets,
   });
   const { delivery } = plane;
+  const readers = createReadersService({ ...deps, untracked: () => plane.readers.untrackedCount });
   const publications = new MqttPublications({
+    unroutedTopic: (clientId, topic) => readers.noteUnroutedTopic(clientId, topic, logger),
     routes: plane.routes,
     intake: plane.intake,
     verifier,
@@ -141,6 +147,13 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       mqtt.apply().catch((error: unknown) => logger.error('mqtt broker could not follow the settings', { error }));
   });
 
+  const readerWatch = new ReaderWatch({
+    db,
+    logger,
+    now,
+    silentAfterSeconds: () => settings.current().readerSilentAfterSeconds,
+  });
+  readerWatch.start();
   const handlers = {
     ...createEndpointsService(deps),
     ...createRolesService(deps),
@@ -160,12 +173,14 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       queueDepth: () => plane.depth.current,
       destinations: () => delivery.summaries(),
       mqtt: () => ({ mode: settings.current().mqttMode, clients: mqtt.clients(), urls: mqtt.urls() }),
+      readers: () => readers.counts(),
     }),
     ...createDestinationsService({
       ...deps,
       delivery,
       addressesGateway: (url) => addressesGateway(url, runtime.listening, { apiRoot: API_ROOT }),
     }),
+    ...readers.handlers,
   } satisfies GatewayHandlers;
   const metrics = new GatewayMetrics({
     events: plane.counters,
@@ -173,6 +188,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     commitStats: plane.commitStats,
     destinations: () => delivery.metrics(),
     mqtt: () => ({ clients: mqtt.clients(), messages: publications.counts }),
+    readers: () => readers.metrics(),
   });
 
   const app = createApp({
@@ -205,7 +221,9 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     commit: plane.commit,
     housekeeping: plane.housekeeping,
     mqtt,
+    readerWatch,
     async close() {
+      await readerWatch.stop();
       await mqtt.stop();
       await plane.close();
       await directory.settle();

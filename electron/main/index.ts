@@ -10,6 +10,7 @@ import {
   nativeImage,
   session,
   Tray,
+  Notification,
   type MessageBoxOptions,
   type MessageBoxReturnValue,
 } from 'electron';
@@ -36,6 +37,8 @@ const PRELOAD_PATH = fileURLToPath(new URL('../preload/index.cjs', import.meta.u
 
 let window: BrowserWindow | null = null;
 let tray: Tray | null = null;
+/** Readers silent at the last look (the tray menu counts them). */
+let silentReaders = 0;
 
 // One user-data folder in development and packaged alike (the package is named "gateway", the
 // product "Gateway"). Set before anything reads it: the single-instance lock is keyed on it.
@@ -61,6 +64,17 @@ const controller = createServerController({
   logger,
   onChange: showState,
   onFirstAdmin: ({ username, password }) => void revealFirstAdmin(username, password),
+  onReaderChange: (change, silent) => {
+    silentReaders = silent;
+    showState(controller.state());
+    // A system notification when a reader turns silent (SPEC §16); coming back is logged only.
+    if (change.state === 'silent' && Notification.isSupported()) {
+      const label = change.name ? `${change.name} (${change.readerId})` : change.readerId;
+      const note = new Notification({ title: 'Reader silent', body: `${label} has not been heard from.` });
+      note.on('click', showWindow);
+      note.show();
+    }
+  },
   onRestartRequired: (settings) => void offerRestart(settings.port, settings.host),
 });
 
@@ -150,14 +164,18 @@ function showState(state: ServerState): void {
     tray.setToolTip(`Gateway: ${line}`);
     tray.setContextMenu(
       Menu.buildFromTemplate(
-        trayMenuTemplate(state, {
-          copy: (url) => copyText(url),
-          showWindow,
-          choosePort: () => void choosePort(),
-          startAgain: () => void startServer(),
-          restart: () => void restartServer(),
-          quit: () => app.quit(),
-        }),
+        trayMenuTemplate(
+          state,
+          {
+            copy: (url) => copyText(url),
+            showWindow,
+            choosePort: () => void choosePort(),
+            startAgain: () => void startServer(),
+            restart: () => void restartServer(),
+            quit: () => app.quit(),
+          },
+          silentReaders,
+        ),
       ),
     );
   }

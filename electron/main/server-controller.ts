@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { ReaderStateChange } from '../../server/services/reader-watch';
 import type { SettingsUpdateResult } from '../../server/contract/dto';
 import {
   OPERATION_NAMES,
@@ -32,6 +33,8 @@ export interface ControllerOptions {
   onChange?(state: ServerState): void;
   /** Called once when this process created the first admin, to show its password once. */
   onFirstAdmin?(admin: { username: string; password: string }): void;
+  /** A reader turned silent or came back (SPEC §16); `silent` counts the silent readers now. */
+  onReaderChange?(change: ReaderStateChange, silent: number): void;
   /** The desktop saved a new port or host: it applies on the next (re)start. */
   onRestartRequired?(settings: SettingsUpdateResult): void;
   logger?: Logger;
@@ -130,6 +133,8 @@ export function createServerController(options: ControllerOptions): ServerContro
     try {
       const started = await options.start({ port, adminPassword });
       running = started;
+      const watch = started.gateway.readerWatch;
+      watch.onChange((change) => options.onReaderChange?.(change, watch.silentCount()));
       if (port !== undefined && started.gateway.deps.settings.current().port !== started.server.port) {
         // The port the user picked becomes the stored setting, so the next start uses it too.
         await started.gateway.handlers.updateSettings({ port: started.server.port }, DESKTOP_CONTEXT);

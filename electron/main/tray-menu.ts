@@ -35,8 +35,17 @@ export function stateLine(state: ServerState): string {
  * The tray menu for a state: the state itself, the LAN URLs to copy (what a reader or phone is
  * configured with), the way out of a taken port, and Quit.
  */
-export function trayMenuTemplate(state: ServerState, actions: TrayActions): MenuItemConstructorOptions[] {
+export function trayMenuTemplate(
+  state: ServerState,
+  actions: TrayActions,
+  /** Readers silent now (SPEC §16): counted in the menu while there are any. */
+  silentReaders = 0,
+): MenuItemConstructorOptions[] {
   const items: MenuItemConstructorOptions[] = [{ label: stateLine(state), enabled: false }];
+  if (state.kind === 'running' && silentReaders > 0) {
+    const label = silentReaders === 1 ? '1 reader silent' : `${silentReaders} readers silent`;
+    items.push({ label: `${label} — open Readers`, click: () => actions.showWindow() });
+  }
   if (state.kind === 'running') {
     for (const url of state.urls) items.push({ label: `Copy ${url}`, click: () => actions.copy(url) });
   }

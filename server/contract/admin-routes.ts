@@ -74,4 +74,10 @@ export const ADMIN_HTTP_ROUTES = {
   listDeadLetters: { method: 'GET', path: '/destinations/:id/dead-letters', input: 'idAndQuery' },
   retryDeadLetters: { method: 'POST', path: '/destinations/:id/dead-letters/retry', status: 202, input: 'idAndBody' },
   discardDeadLetters: { method: 'DELETE', path: '/destinations/:id/dead-letters', status: 204, input: 'idAndBody' },
+
+  listReaders: { method: 'GET', path: '/readers' },
+  getReader: { method: 'GET', path: '/readers/:id', input: 'id' },
+  updateReader: { method: 'PUT', path: '/readers/:id', input: 'idAndBody' },
+  deleteReader: { method: 'DELETE', path: '/readers/:id', status: 204, input: 'id' },
+  getReaderHistory: { method: 'GET', path: '/readers/:id/history', input: 'idAndQuery' },
 } as const satisfies Record<OperationName, AdminHttpRoute>;

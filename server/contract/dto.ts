@@ -103,3 +103,14 @@ export type DeadLetterQuery = { id: number } & Of<'DEAD_LETTER_QUERY'>;
 /** Dead letters of one destination to retry or discard: the listed `ids`, or all when absent. */
 export type DeadLetterSelection = { id: number } & Of<'DEAD_LETTER_SELECTION'>;
 export type DeadLetterRetryResult = Of<'DEAD_LETTER_RETRY_RESULT'>;
+
+/** SPEC §16. */
+export type Reader = Of<'READER'>;
+export type ReaderAntenna = Of<'READER_ANTENNA'>;
+export type ReaderHealthInfo = Of<'READER_HEALTH'>;
+export type ReaderAlarmInfo = Of<'READER_ALARM'>;
+/** `id` is the reader's `readerId`. */
+export type ReaderInput = { id: string } & Of<'READER_INPUT'>;
+export type ReaderHistoryQuery = { id: string } & Of<'READER_HISTORY_QUERY'>;
+export type ReaderMinute = TypeOf<typeof Schemas.READER_HISTORY>[number];
+export type ReaderCounts = Of<'READER_COUNTS'>;

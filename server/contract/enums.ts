@@ -60,6 +60,7 @@ export const AUDIT_RESOURCES = [
   'backup',
   'tls',
   'destinations',
+  'readers',
 ] as const;
 export type AuditResource = (typeof AUDIT_RESOURCES)[number];
 
@@ -84,3 +85,10 @@ export type DestinationState = (typeof DESTINATION_STATES)[number];
 /** Why a batch was dead-lettered. */
 export const DEAD_LETTER_REASONS = ['http_status', 'max_retry_age', 'outbox_full'] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
+
+/** SPEC §16. */
+export const READER_STATES = ['online', 'silent'] as const;
+export type ReaderState = (typeof READER_STATES)[number];
+
+export const READER_ALARM_CODES = ['reader_error', 'reader_warning', 'reader_overflow'] as const;
+export type ReaderAlarmCode = (typeof READER_ALARM_CODES)[number];

@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   'invalid_idempotency_key',
   'idempotency_key_reused',
   'receipt_not_found',
+  'reader_not_found',
   'validation_failed',
   'overloaded',
   // management conflicts

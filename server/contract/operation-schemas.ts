@@ -67,6 +67,12 @@ export const OPERATION_SCHEMAS = {
   listDeadLetters: { input: S.DEAD_LETTER_QUERY, output: S.DEAD_LETTER_PAGE },
   retryDeadLetters: { input: S.DEAD_LETTER_SELECTION, output: S.DEAD_LETTER_RETRY_RESULT },
   discardDeadLetters: { input: S.DEAD_LETTER_SELECTION, output: null },
+
+  listReaders: { output: s.array(S.READER) },
+  getReader: { output: S.READER },
+  updateReader: { input: S.READER_INPUT, output: S.READER },
+  deleteReader: { output: null },
+  getReaderHistory: { input: S.READER_HISTORY_QUERY, output: S.READER_HISTORY },
 } satisfies { [K in OperationName]: OperationSchemas<OperationOutput<K>> };
 
 interface OperationSchemas<Output> {

@@ -23,6 +23,10 @@ import type {
   ExternalUser,
   ExternalUserInput,
   Page,
+  Reader,
+  ReaderHistoryQuery,
+  ReaderInput,
+  ReaderMinute,
   Role,
   RoleInput,
   Settings,
@@ -105,6 +109,14 @@ export interface Operations {
   /** 202: the batches are back at the head of the outbox; `retried` counts them. */
   retryDeadLetters: { input: DeadLetterSelection; output: DeadLetterRetryResult };
   discardDeadLetters: { input: DeadLetterSelection; output: void };
+
+  /** SPEC §16: readers are kept from the traffic; a technician names them and sets their threshold. */
+  listReaders: { input: void; output: Reader[] };
+  /** `id` is the reader's `readerId` (URL-encoded in the path). */
+  getReader: { input: { id: string }; output: Reader };
+  updateReader: { input: ReaderInput; output: Reader };
+  deleteReader: { input: { id: string }; output: void };
+  getReaderHistory: { input: ReaderHistoryQuery; output: ReaderMinute[] };
 }
 
 export type OperationName = keyof Operations;
@@ -184,6 +196,11 @@ const OPERATION_SET = {
   listDeadLetters: true,
   retryDeadLetters: true,
   discardDeadLetters: true,
+  listReaders: true,
+  getReader: true,
+  updateReader: true,
+  deleteReader: true,
+  getReaderHistory: true,
 } as const satisfies Record<OperationName, true>;
 
 /** Every operation name at run time (IPC binding, preload); `satisfies` keeps it complete. */

@@ -8,6 +8,7 @@ import * as destinations from '../../migrations/20261125090000_destinations';
 import * as eventPageIndex from '../../migrations/20261125220000_event_page_index';
 import * as mqttIngestion from '../../migrations/20261127120000_mqtt_ingestion';
 import * as epcisRepository from '../../migrations/20261201090000_epcis_repository';
+import * as readers from '../../migrations/20261201090000_readers';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -28,6 +29,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261125220000_event_page_index', module: eventPageIndex },
   { name: '20261127120000_mqtt_ingestion', module: mqttIngestion },
   { name: '20261201090000_epcis_repository', module: epcisRepository },
+  { name: '20261201090000_readers', module: readers },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

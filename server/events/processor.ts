@@ -4,6 +4,7 @@ import type { FieldError } from '../contract/errors';
 import type { WriteBatch } from '../db/write-batch';
 import type { Queryable } from '../repositories/db-types';
 import type { BodyParse, ReceiveContext, Validation } from './types';
+import type { ReaderActivity } from './uhf/reader-activity';
 
 /** The route facts a processor may depend on. */
 export interface RouteFacts {
@@ -53,6 +54,8 @@ export interface StoreOutcome {
    * route delivers anywhere. Absent: one item, the event as stored (`data`, else the payload).
    */
   deliveries?: () => DeliveryUnit[];
+  /** What the event says about the readers that sent it (UHFTagRead, SPEC §16): one entry per reader. */
+  readers?: ReaderActivity[];
 }
 
 /** One delivery item's content: its `data` as JSON text, and its own stored event id where it has one. */

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger';
 import type { Db } from '../db';
 import { eventPruning } from '../repositories/events.repo';
+import { readerWrites } from '../repositories/readers.repo';
 import type { SettingsService } from '../services/settings.service';
 import type { SessionsService } from '../auth/sessions.service';
 import type { GroupCommit } from './commit/group-commit';
@@ -8,12 +9,17 @@ import type { Idempotency } from './idempotency';
 
 const BATCH = 500;
 const DAY_MS = 86_400_000;
+/** Readers' per-minute counts are kept this long (SPEC §16: the history reaches back 1440 minutes). */
+const READER_MINUTES_KEPT = 1440;
+/** A reader shows its newest 20 alarms; older ones go. */
+const READER_ALARMS_KEPT = 20;
 
 /**
  * Background pruning: events older than `retentionDays`, and the oldest beyond
  * `retentionMaxEvents`, go in batches of a few hundred. Each batch is one job of the group commit,
  * so ingestion transactions interleave with pruning instead of waiting behind one long delete.
- * Also drops expired idempotency keys and bearer sessions.
+ * Also drops expired idempotency keys and bearer sessions, readers' per-minute counts older than
+ * 24 h and their alarms beyond the newest 20.
  */
 export class Housekeeping {
   private timer: NodeJS.Timeout | null = null;
@@ -73,6 +79,11 @@ export class Housekeeping {
       pruned += ids.length;
       excess -= ids.length;
     }
+    const beforeMinute = Math.floor(this.deps.now() / 60_000) - READER_MINUTES_KEPT;
+    await this.deps.commit.store((writes) => {
+      readerWrites.prune(writes, beforeMinute, READER_ALARMS_KEPT);
+      return Promise.resolve();
+    });
     await this.deps.idempotency.purgeExpired();
     await this.deps.sessions.pruneExpired();
     if (pruned > 0) this.deps.logger.info('pruned events', { count: pruned });

@@ -1,4 +1,5 @@
 import type { Status } from '../contract/dto';
+import type { ReaderMetric } from '../services/readers.service';
 import type { DestinationMetrics } from '../delivery/delivery-engine';
 import type { CommitStats } from '../intake/commit/group-commit';
 import { renderExposition, type MetricFamily } from './exposition';
@@ -16,6 +17,8 @@ export interface MetricSources {
   destinations: () => Promise<DestinationMetrics[]>;
   /** The MQTT broker (SPEC §15): clients connected now, and messages by what became of them. */
   mqtt: () => { clients: number; messages: Readonly<Record<string, number>> };
+  /** The most recently heard readers (at most 1,000, SPEC §16). */
+  readers: () => Promise<ReaderMetric[]>;
 }
 
 const gauge = (name: string, help: string, value: number, labels?: Record<string, string>): MetricFamily => ({
@@ -48,9 +51,10 @@ export class GatewayMetrics {
 
   async render(): Promise<string> {
     // The one awaited read first; every in-memory figure after it, so they are of one instant.
-    const [status, destinations] = await Promise.all([
+    const [status, destinations, readers] = await Promise.all([
       this.sources.status().catch(() => null),
       this.sources.destinations().catch(() => []),
+      this.sources.readers().catch(() => []),
     ]);
     const { events } = this.sources;
     const commit = this.sources.commitStats();
@@ -104,6 +108,7 @@ export class GatewayMetrics {
       },
       ...destinationFamilies(destinations),
       ...mqttFamilies(this.sources.mqtt()),
+      ...readerFamilies(readers),
     ]);
   }
 }
@@ -117,6 +122,32 @@ function mqttFamilies(mqtt: ReturnType<MetricSources['mqtt']>): MetricFamily[] {
       help: 'MQTT PUBLISH messages by result: stored, rejected (acknowledged, kept as rejected), unrouted, forbidden, unavailable.',
       type: 'counter',
       samples: Object.entries(mqtt.messages).map(([result, value]) => ({ labels: { result }, value })),
+    },
+  ];
+}
+
+/** SPEC §16's reader metrics, labelled by reader id (the 1,000 most recently heard). */
+function readerFamilies(readers: ReaderMetric[]): MetricFamily[] {
+  const by = (value: (r: ReaderMetric) => number) =>
+    readers.map((r) => ({ labels: { reader: r.readerId }, value: value(r) }));
+  return [
+    {
+      name: 'gateway_reader_reads_total',
+      help: 'Counted tag reads of the reader (every instance sharing the database).',
+      type: 'counter',
+      samples: by((r) => r.readsTotal),
+    },
+    {
+      name: 'gateway_reader_online',
+      help: 'Whether the reader was heard from within its silentAfterSeconds (1) or is silent (0).',
+      type: 'gauge',
+      samples: by((r) => (r.online ? 1 : 0)),
+    },
+    {
+      name: 'gateway_reader_last_seen_seconds',
+      help: 'Seconds since the reader was last heard from.',
+      type: 'gauge',
+      samples: by((r) => r.lastSeenSecondsAgo),
     },
   ];
 }

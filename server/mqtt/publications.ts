@@ -83,6 +83,8 @@ export class MqttPublications {
       intake: Intake;
       logger: Logger;
       now: () => number;
+      /** A topic no route takes, shown on the reader that published it (SPEC §15, §16). */
+      unroutedTopic?: (clientId: string, topic: string) => void;
     },
   ) {}
 
@@ -113,7 +115,10 @@ export class MqttPublications {
     if (!client || !session) return; // the broker's own messages ($SYS): not ingested
     session.messages += 1;
     const live = await this.deps.routes.forTopic(packet.topic);
-    if (!live) return this.count('unrouted');
+    if (!live) {
+      this.deps.unroutedTopic?.(client.id, packet.topic);
+      return this.count('unrouted');
+    }
     if (!(await mayStillSubmit(live, session, this.deps.verifier))) {
       this.count('forbidden');
       throw new PublishRefused('forbidden');

@@ -28,6 +28,8 @@ export interface EventRow {
   topic: string | null;
   /** A submission made through EPCIS capture (SPEC §17): its capture error behaviour; else NULL/absent. */
   capture?: CaptureBehaviour | null;
+  /** The reader named beside the payload (`?readerId=`, the MQTT client id); null: the principal. */
+  reader_id?: string | null;
   payload: string;
   data: string | null;
   result: string | null;
@@ -91,6 +93,7 @@ const QUEUED_SHAPE = {
     'transport',
     'topic',
     'capture',
+    'reader_id',
   ],
 } as const satisfies JsonRowsShape<keyof EventRow>;
 
@@ -123,6 +126,7 @@ const queuedRow = (v: unknown[]): EventRow => ({
   transport: v[14] as Transport,
   topic: v[15] as string | null,
   capture: v[16] as CaptureBehaviour | null,
+  reader_id: v[17] as string | null,
 });
 
 /**

@@ -32,6 +32,8 @@ export function defaultSettings(): Settings {
     mqttPort: 1883,
     mqttsPort: 8883,
     maxOutboxItems: 10_000_000,
+    // Three Zebra heartbeats (one a minute by default): one missed beat is no alarm (SPEC §16).
+    readerSilentAfterSeconds: 180,
   };
 }
 

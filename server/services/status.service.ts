@@ -1,4 +1,4 @@
-import type { DestinationSummary } from '../contract/dto';
+import type { DestinationSummary, ReaderCounts } from '../contract/dto';
 import type { GatewayHandlers } from '../contract/operations';
 import type { Db } from '../db';
 import { eventsRepo } from '../repositories/events.repo';
@@ -16,6 +16,8 @@ export function createStatusService(deps: {
   destinations: () => Promise<DestinationSummary[]>;
   /** The MQTT broker now (SPEC §15): its mode, connected clients and listening URLs while it runs. */
   mqtt: () => { mode: 'off' | 'on'; clients: number; urls: string[] };
+  /** `/status`'s `readers` (SPEC §16). */
+  readers: () => Promise<ReaderCounts>;
 }) {
   const { db, now, runtime } = deps;
   return {
@@ -32,6 +34,7 @@ export function createStatusService(deps: {
         eventsPerMinute: await eventsRepo.countReceivedSince(db.reads, now() - 60_000),
         destinations: await deps.destinations(),
         mqtt: { mode: mqtt.mode, clients: mqtt.clients },
+        readers: await deps.readers(),
       };
     },
     async getTraffic() {

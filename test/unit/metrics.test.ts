@@ -40,6 +40,26 @@ describe('renderExposition', () => {
 });
 
 describe('GatewayMetrics', () => {
+  it('labels the reader metrics by reader id (SPEC §16)', async () => {
+    const metrics = new GatewayMetrics({
+      events: new IngestCounters(),
+      status: () => Promise.reject(new Error('down')),
+      commitStats: () => ({ flushes: 0, events: 0, jobs: 0 }),
+      mqtt: () => ({ clients: 0, messages: {} }),
+      destinations: () => Promise.resolve([]),
+      readers: () =>
+        Promise.resolve([
+          { readerId: 'fx9600-dock', readsTotal: 42, online: true, lastSeenSecondsAgo: 3.5 },
+          { readerId: 'r700-gate', readsTotal: 0, online: false, lastSeenSecondsAgo: 900 },
+        ]),
+    });
+    const text = await metrics.render();
+    expect(text).toContain('gateway_reader_reads_total{reader="fx9600-dock"} 42\n');
+    expect(text).toContain('gateway_reader_online{reader="fx9600-dock"} 1\n');
+    expect(text).toContain('gateway_reader_online{reader="r700-gate"} 0\n');
+    expect(text).toContain('gateway_reader_last_seen_seconds{reader="r700-gate"} 900\n');
+  });
+
   it('still answers its counters when the status read fails, with gateway_database_up 0', async () => {
     const events = new IngestCounters();
     events.receivedOne('UHFTagRead', 'async');
@@ -49,6 +69,7 @@ describe('GatewayMetrics', () => {
       commitStats: () => ({ flushes: 4, events: 5, jobs: 6 }),
       destinations: () => Promise.reject(new Error('SQLITE_BUSY')),
       mqtt: () => ({ clients: 2, messages: { stored: 7, rejected: 0 } }),
+      readers: () => Promise.reject(new Error('SQLITE_BUSY')),
     });
     metrics.responses.count(503);
     const text = await metrics.render();
@@ -67,6 +88,7 @@ describe('GatewayMetrics', () => {
       status: () => Promise.reject(new Error('down')),
       commitStats: () => ({ flushes: 0, events: 0, jobs: 0 }),
       mqtt: () => ({ clients: 0, messages: {} }),
+      readers: () => Promise.resolve([]),
       destinations: () =>
         Promise.resolve([
           { name: 'WMS', backlog: 12, deadLetters: 2, deliveredTotal: 340, failures: new Map([['timeout', 3]]) },

@@ -10,6 +10,12 @@ export const SCREENS = [
     description: 'Where clients reach this gateway, and what it is doing now.',
   },
   {
+    id: 'readers',
+    name: 'Readers',
+    group: null,
+    description: 'Every reader heard from: alive and reading, or silent. Open one for its health, alarms and history.',
+  },
+  {
     id: 'events',
     name: 'Events',
     group: null,

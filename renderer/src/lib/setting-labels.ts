@@ -24,6 +24,7 @@ export const SETTING_LABELS = {
   mqttPort: 'MQTT port',
   mqttsPort: 'MQTT over TLS port',
   maxOutboxItems: 'Max outbox items per destination',
+  readerSilentAfterSeconds: 'Reader silent after (s)',
 } as const satisfies Record<keyof Settings, string>;
 
 /** A setting key in people's words; an unknown key (a newer gateway's) is shown as it is. */

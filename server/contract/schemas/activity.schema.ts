@@ -3,6 +3,7 @@ import { AUDIT_ACTIONS, AUDIT_RESOURCES, EVENT_STATUSES, EVENT_TYPES, TRANSPORTS
 import { named, optional, s } from '../schema';
 import { DESTINATION_SUMMARY } from './destinations.schema';
 import { EVENT_TYPE } from './endpoints.schema';
+import { READER_COUNTS } from './readers.schema';
 
 /** `limit` and `cursor` of every paged list (`/events`, `/audit`). */
 const PAGING = {
@@ -90,6 +91,7 @@ export const STATUS = named(
       clients: s.integer({ description: 'MQTT clients connected now.' }),
     }),
     destinations: s.array(DESTINATION_SUMMARY),
+    readers: READER_COUNTS,
   }),
 );
 

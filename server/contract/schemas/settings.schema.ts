@@ -35,6 +35,11 @@ export const SETTINGS = named(
       max: 100_000_000,
       description: "Items one destination's outbox may hold; past it new items are dead-lettered (outbox_full).",
     }),
+    readerSilentAfterSeconds: s.integer({
+      min: 10,
+      max: 86_400,
+      description: 'A reader not heard from for this long is silent (SPEC §16); a reader may set its own.',
+    }),
   }),
 );
 

@@ -17,7 +17,16 @@ import {
   type StoreItem,
   type StoreOutcome,
 } from '../processor';
-import { applyTagReads, dedupKey, normalizeEpcFilter, normalizeTagReads, type DedupState, type TagRead } from '../uhf';
+import {
+  applyTagReads,
+  dedupKey,
+  normalizeEpcFilter,
+  normalizeUhfBody,
+  ReaderActivities,
+  type DedupState,
+  type TagRead,
+  type UhfBatch,
+} from '../uhf';
 import { parseInstant } from './snapshot-support';
 
 const encodeCursor = (lastSeen: number, epc: string): string =>
@@ -92,7 +101,12 @@ const countedReads = (reads: readonly TagRead[]): DeliveryUnit[] =>
     }),
   }));
 
-const emptyOutcome = (): StoreOutcome => ({ result: { reads: 0, uniqueEpcs: 0, duplicatesSuppressed: 0 }, data: null });
+/** No tag read: nothing for a destination either (status messages go to no outbox, SPEC §16). */
+const emptyOutcome = (): StoreOutcome => ({
+  result: { reads: 0, uniqueEpcs: 0, duplicatesSuppressed: 0 },
+  data: null,
+  deliveries: () => [],
+});
 
 /**
  * Stores a run of tag-read events: per endpoint, the inventory and dedup rows of all their EPCs
@@ -100,8 +114,14 @@ const emptyOutcome = (): StoreOutcome => ({ result: { reads: 0, uniqueEpcs: 0, d
  * ones before it, exactly as if stored one by one), and the changed rows are added to the batch
  * once. One read per endpoint, whatever the number of events, and the writes join the batch's one send.
  */
-async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Promise<StoreOutcome[]> {
-  const outcomes: StoreOutcome[] = items.map(emptyOutcome);
+async function storeTagReads(tx: WriteBatch, items: StoreItem<UhfBatch>[]): Promise<StoreOutcome[]> {
+  // Status messages and keep-alives count no read: they only tell the readers' records (SPEC §16).
+  const outcomes: StoreOutcome[] = items.map(({ prepared }) => {
+    const readers = new ReaderActivities();
+    for (const status of prepared.statuses) readers.status(status);
+    for (const readerId of prepared.heard) readers.heard(readerId);
+    return { ...emptyOutcome(), readers: readers.list() };
+  });
   const byEndpoint = new Map<number, number[]>();
   items.forEach((item, i) => {
     const indexes = byEndpoint.get(item.event.endpointId);
@@ -110,7 +130,8 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Pro
   });
   // Endpoints in a fixed order, so concurrent batches take their PostgreSQL locks in one order.
   for (const [endpointId, indexes] of [...byEndpoint].sort((a, b) => a[0] - b[0])) {
-    const reads = indexes.flatMap((i) => items[i]?.prepared ?? []);
+    const reads = indexes.flatMap((i) => items[i]?.prepared.reads ?? []);
+    if (reads.length === 0) continue;
     const epcs = [...new Set(reads.map((read) => read.epc))];
     const keys = [...new Set(reads.map((read) => dedupKey(read.epc, read.readerId, read.antenna)))];
     // Reads of one EPC may arrive through several instances at once: load-modify-store under a lock.
@@ -122,10 +143,22 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Pro
     for (const i of indexes) {
       const item = items[i];
       if (!item) continue;
-      const applied = applyTagReads(item.prepared, state, item.context.settings.tagDedupWindowMs);
+      const { reads: itemReads, statuses, heard } = item.prepared;
+      if (itemReads.length === 0) continue;
+      const readers = new ReaderActivities();
+      const applied = applyTagReads(itemReads, state, item.context.settings.tagDedupWindowMs, (read, counted) =>
+        readers.read(read, counted),
+      );
+      for (const status of statuses) readers.status(status);
+      for (const readerId of heard) readers.heard(readerId);
       for (const epc of applied.changedEpcs) changedEpcs.add(epc);
       for (const key of applied.changedKeys) changedKeys.add(key);
-      outcomes[i] = { result: { ...applied.summary }, data: null, deliveries: () => countedReads(applied.counted) };
+      outcomes[i] = {
+        result: { ...applied.summary },
+        data: null,
+        deliveries: () => countedReads(applied.counted),
+        readers: readers.list(),
+      };
     }
     const changedRows = [...changedEpcs].flatMap((epc) => {
       const entry = state.inventory.get(epc);
@@ -150,11 +183,11 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Pro
  * the batch's EPCs is loaded and written inside the group transaction, so concurrent batches
  * (sync requests and the async worker alike) apply one after another.
  */
-export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
+export const uhfTagReadProcessor: EventProcessor<UhfBatch> = {
   eventType: 'UHFTagRead',
   // Zebra readers batch JSON objects back to back with no separator.
   parseBody: parseConcatenatedJson,
-  validate: (json, context) => normalizeTagReads(json, context),
+  validate: (json, context) => normalizeUhfBody(json, context),
   store: async (tx, reads, event, context) =>
     (await storeTagReads(tx, [{ prepared: reads, event, context }]))[0] ?? emptyOutcome(),
   storeMany: storeTagReads,

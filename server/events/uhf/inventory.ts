@@ -47,7 +47,13 @@ export function dedupKey(epc: string, readerId: string, antenna: number | null):
  * - readerId/antenna/rssi follow the read with the latest read time, counted or suppressed
  *   (on a tie the later-processed read wins); tid follows any read that carries one.
  */
-export function applyTagReads(reads: TagRead[], state: DedupState, windowMs: number): ApplyResult {
+export function applyTagReads(
+  reads: TagRead[],
+  state: DedupState,
+  windowMs: number,
+  /** Told of each read and whether it counted (the readers' records, SPEC §16). */
+  observe?: (read: TagRead, counted: boolean) => void,
+): ApplyResult {
   const changedEpcs = new Set<string>();
   const changedKeys = new Set<string>();
   const batchEpcs = new Set<string>();
@@ -69,6 +75,7 @@ export function applyTagReads(reads: TagRead[], state: DedupState, windowMs: num
       }
     }
     if (updateInventory(state.inventory, read, !suppressed)) changedEpcs.add(read.epc);
+    observe?.(read, !suppressed);
   }
 
   return {

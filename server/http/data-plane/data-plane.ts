@@ -22,6 +22,7 @@ import { answerOf } from './answers';
 import { epcisRepository, servesEpcisPath, type EpcisPath } from './epcis-repository';
 import { closeIfBodyPending, isJsonContentType, readBody } from './request-body';
 import { readSnapshotQuery } from './snapshot-query';
+import { characterCount } from '../../validation';
 
 export interface DataPlaneDeps {
   db: Db;
@@ -136,6 +137,7 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
       'Send the body as application/json (or application/ld+json, application/*+json)',
     );
   }
+  const readerId = readerIdParameter(ctx);
   const raw = await readBody(ctx, deps.settings.current().bodyLimitBytes);
   // As Node gives it: repeated headers joined by `, ` (the intake checks its length).
   const header = ctx.req.headers['idempotency-key'];
@@ -144,7 +146,13 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
     route: live,
     principal,
     raw,
-    source: { transport: 'http', ip: ctx.request.ip, requestId: String(ctx.state.requestId), topic: null },
+    source: {
+      transport: 'http',
+      ip: ctx.request.ip,
+      requestId: String(ctx.state.requestId),
+      topic: null,
+      ...(readerId === undefined ? {} : { readerId }),
+    },
     idempotencyKey,
   });
   const answer = answerOf(outcome, live);
@@ -152,6 +160,19 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
   ctx.status = answer.status;
   ctx.body = answer.body;
   if (answer.location) ctx.set('Location', answer.location);
+}
+
+/**
+ * `?readerId=` (SPEC §16): names the reader for every read and status message of the body that
+ * names none (Zebra management events never do). 1–128 characters, given once.
+ */
+function readerIdParameter(ctx: Context): string | undefined {
+  const value = ctx.query.readerId;
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && value.length > 0 && characterCount(value) <= 128) return value;
+  closeIfBodyPending(ctx);
+  const message = 'readerId must be given once, 1 to 128 characters';
+  throw new AppError('invalid_query', message, { errors: [{ path: '/readerId', message }] });
 }
 
 async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: string): Promise<void> {

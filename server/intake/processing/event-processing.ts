@@ -7,6 +7,7 @@ import type { Validation } from '../../events/types';
 import { eventWrites, type EventInsert, type EventOutcome } from '../../repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../../repositories/idempotency.repo';
 import type { StoredOutcome } from '../outcome';
+import type { ReaderTracking } from './reader-tracking';
 
 /** A submission the intake has read and parsed, on its way to the sync or the queued path. */
 export interface Submission {
@@ -53,6 +54,7 @@ export function eventRow(meta: EventMeta, raw: string, outcome: EventOutcome): E
     request_id: meta.requestId,
     transport: meta.transport,
     topic: meta.topic,
+    reader_id: meta.readerId ?? null,
     payload: raw,
     ...(meta.capture ? { capture: meta.capture } : {}),
     ...outcome,
@@ -93,6 +95,8 @@ export class EventProcessing {
       now: () => number;
       delivery: DeliveryHandoff;
       tally: IngestTally;
+      /** The readers' records (SPEC §16), written in the transaction that stores the outcomes. */
+      readers: ReaderTracking;
     },
   ) {}
 
@@ -138,6 +142,14 @@ export class EventProcessing {
       return [{ meta, destinationIds, processedAt, units }];
     });
     this.deps.delivery.outbox.add(writes, events);
+  }
+
+  /**
+   * Adds the readers' record changes of processed events to `writes`: once per flush and reader,
+   * in the transaction that stores their outcomes (SPEC §16).
+   */
+  trackReaders(writes: WriteBatch, processed: readonly { meta: EventMeta; outcome: StoreOutcome }[]): Promise<void> {
+    return this.deps.readers.add(writes, processed);
   }
 
   /** A processed event is committed: its route's destinations have items to send. */

@@ -45,7 +45,12 @@ const metaOf = (row: EventRow): EventMeta => ({
   requestId: row.request_id,
   transport: row.transport,
   topic: row.topic,
-  ...(row.transport === 'mqtt' ? { readerId: mqttClientOf(row.request_id) } : {}),
+  // Rows stored before `reader_id` existed: an MQTT event's client id is in its request id.
+  ...(row.reader_id !== null && row.reader_id !== undefined
+    ? { readerId: row.reader_id }
+    : row.transport === 'mqtt'
+      ? { readerId: mqttClientOf(row.request_id) }
+      : {}),
   ...(row.capture ? { capture: row.capture } : {}),
 });
 
@@ -142,6 +147,7 @@ export class QueuedPath {
     eventWrites.setOutcomes(writes, outcomesToWrite, processedAt);
     const processed = valid.map((v, k) => ({ meta: v.item.meta, raw: v.item.row.payload, outcome: stored[k] }));
     await this.processing.addDeliveries(writes, processed, processedAt);
+    await this.processing.trackReaders(writes, processed);
     return outcomes;
   }
 }

@@ -109,6 +109,7 @@ export class SyncPath {
       outcome: stored[i],
     }));
     await this.processing.addDeliveries(writes, processed, processedAt);
+    await this.processing.trackReaders(writes, processed);
     return outcomes;
   }
 }

@@ -66,3 +66,14 @@ describe('dialogs', () => {
     expect(restartDialog(9090, '0.0.0.0').message).toContain('9090');
   });
 });
+
+describe('trayMenuTemplate: silent readers (SPEC §16)', () => {
+  it('counts silent readers while the server runs, and says nothing when none is', () => {
+    const running: ServerState = { kind: 'running', port: 8080, urls: [] };
+    const noop = () => undefined;
+    const a = { copy: noop, showWindow: noop, choosePort: noop, startAgain: noop, restart: noop, quit: noop };
+    expect(trayMenuTemplate(running, a, 2).map((item) => item.label)).toContain('2 readers silent — open Readers');
+    expect(trayMenuTemplate(running, a, 1).map((item) => item.label)).toContain('1 reader silent — open Readers');
+    expect(trayMenuTemplate(running, a, 0).some((item) => /silent/.test(item.label ?? ''))).toBe(false);
+  });
+});
