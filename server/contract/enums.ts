@@ -31,6 +31,10 @@ export const PAYLOAD_TYPE_BY_EVENT_TYPE = {
 } as const satisfies Record<EventType, string>;
 export type PayloadType = (typeof PAYLOAD_TYPE_BY_EVENT_TYPE)[EventType];
 
+/** What an EPCIS capture does with a document that holds invalid events (SPEC §17). */
+export const CAPTURE_BEHAVIOURS = ['rollback', 'proceed'] as const;
+export type CaptureBehaviour = (typeof CAPTURE_BEHAVIOURS)[number];
+
 /** What carried an event to the gateway (SPEC §15). */
 export const TRANSPORTS = ['http', 'mqtt'] as const;
 export type Transport = (typeof TRANSPORTS)[number];

@@ -1,4 +1,5 @@
 import type { Settings } from '../contract/dto';
+import type { CaptureBehaviour } from '../contract/enums';
 import type { EventType, Page, Transport } from '../contract/dto';
 import type { FieldError } from '../contract/errors';
 import type { WriteBatch } from '../db/write-batch';
@@ -12,7 +13,7 @@ export interface RouteFacts {
 }
 
 /** How an EPCIS capture treats invalid events (SPEC §17): store nothing, or store the valid ones. */
-export type CaptureBehaviour = 'rollback' | 'proceed';
+export type { CaptureBehaviour } from '../contract/enums';
 
 export interface ProcessContext extends ReceiveContext {
   route: RouteFacts;

@@ -1,7 +1,33 @@
 import type { Knex } from 'knex';
 import type { WriteBatch, WriteQuery } from '../db/write-batch';
-import type { EpcRole, QueryFacts } from '../events/epcis';
 import { dialectOf, num, type Queryable } from './db-types';
+
+/** The role an EPC plays in a stored EPCIS event (SPEC §17: MATCH_epc vs MATCH_anyEPC). */
+export type EpcRole =
+  | 'epcList'
+  | 'childEPCs'
+  | 'parentID'
+  | 'inputEPCList'
+  | 'outputEPCList'
+  | 'quantityList'
+  | 'childQuantityList'
+  | 'inputQuantityList'
+  | 'outputQuantityList';
+
+/** The facts of one stored EPCIS event that the SimpleEventQuery filters on (SPEC §17). */
+export interface QueryFacts {
+  eventId: string;
+  type: string;
+  action: string | null;
+  /** Milliseconds since the epoch (0 when the event has none, which validation never lets through). */
+  eventTime: number;
+  /** Bare CBV word where the value is one in any form; else as given. */
+  bizStep: string | null;
+  disposition: string | null;
+  readPoint: string | null;
+  bizLocation: string | null;
+  epcs: { epc: string; role: EpcRole }[];
+}
 
 /**
  * One EPC condition: an exact URI, or an `urn:epc:idpat:` pattern as the range of EPCs that start

@@ -4,7 +4,7 @@ import type { RowInsert, WriteBatch } from '../db/write-batch';
 import { allPrepared, withSqliteConnection } from '../db/sqlite-exec';
 import { jsonRowsSql, type JsonRowsShape } from '../db/sqlite-json-rows';
 import { eventIdFloor } from '../ids';
-import type { CaptureBehaviour } from '../events/processor';
+import type { CaptureBehaviour } from '../contract/enums';
 import { epcisIndexRepo } from './epcis-index.repo';
 
 /** How far an id's time may trail its event's `received_at` (events stored before they shared one instant). */

@@ -1,32 +1,10 @@
 import { normalizeCbv } from './cbv';
 import { isArray, isRecord, parseDateTime } from './util';
+import type { EpcRole, QueryFacts } from '../../repositories/epcis-index.repo';
+
+export type { EpcRole, QueryFacts };
 
 /** The role an EPC plays in an event (SPEC §17): the field that names it. */
-export type EpcRole =
-  | 'epcList'
-  | 'childEPCs'
-  | 'parentID'
-  | 'inputEPCList'
-  | 'outputEPCList'
-  | 'quantityList'
-  | 'childQuantityList'
-  | 'inputQuantityList'
-  | 'outputQuantityList';
-
-/** The facts of one stored EPCIS event that the SimpleEventQuery filters on (SPEC §17). */
-export interface QueryFacts {
-  eventId: string;
-  type: string;
-  action: string | null;
-  /** Milliseconds since the epoch (0 when the event has none, which validation never lets through). */
-  eventTime: number;
-  /** Bare CBV word where the value is one in any form; else as given. */
-  bizStep: string | null;
-  disposition: string | null;
-  readPoint: string | null;
-  bizLocation: string | null;
-  epcs: { epc: string; role: EpcRole }[];
-}
 
 const EPC_LISTS = ['epcList', 'childEPCs', 'inputEPCList', 'outputEPCList'] as const;
 const QUANTITY_LISTS = ['quantityList', 'childQuantityList', 'inputQuantityList', 'outputQuantityList'] as const;

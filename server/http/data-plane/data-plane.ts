@@ -1,8 +1,4 @@
 import type { Context, Middleware } from 'koa';
-import type { CredentialVerifier } from '../../auth/credentials';
-import type { Lockout } from '../../auth/lockout';
-import type { Db } from '../../db';
-import type { ReadRounds } from '../../db/read-rounds';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import { AppError } from '../../errors';
 import { SerializedPage } from '../../events/processor';
@@ -11,31 +7,19 @@ import { PROCESSORS } from '../../events/registry';
 import { EVENT_ID } from '../../ids';
 import type { Logger } from '../../logger';
 import { eventsRepo } from '../../repositories/events.repo';
-import type { SettingsService } from '../../services/settings.service';
 import { iso } from '../../time';
 import { authorizeRoute } from '../../intake/authorize';
-import type { Intake } from '../../intake/intake';
-import { routeKey, type LiveRoute, type LiveRoutes } from '../../intake/route-table';
+import { routeKey, type LiveRoute } from '../../intake/route-table';
 import type { Principal } from '../../auth/credentials';
 import { credentialFromHeader } from '../authorization-header';
 import { answerOf } from './answers';
+import type { DataPlaneDeps } from './deps';
 import { epcisRepository, servesEpcisPath, type EpcisPath } from './epcis-repository';
 import { closeIfBodyPending, isJsonContentType, readBody } from './request-body';
 import { readSnapshotQuery } from './snapshot-query';
 import { characterCount } from '../../validation';
 
-export interface DataPlaneDeps {
-  db: Db;
-  routes: LiveRoutes;
-  verifier: CredentialVerifier;
-  lockout: Lockout;
-  settings: SettingsService;
-  /** Where a POST's body goes: the transport-neutral intake core. */
-  intake: Intake;
-  /** GET snapshots: identical ones asked for together share one read. */
-  snapshots: ReadRounds;
-  logger: Logger;
-}
+export type { DataPlaneDeps };
 
 const notFound = (): AppError => new AppError('route_not_found', 'No active route is configured at this address');
 

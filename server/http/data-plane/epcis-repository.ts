@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/credentials';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import { AppError } from '../../errors';
 import type { LiveRoute } from '../../intake/route-table';
-import type { DataPlaneDeps } from './data-plane';
+import type { DataPlaneDeps } from './deps';
 import { capture, captureJob } from './epcis-capture';
 import { queryEvents, queryOneEvent } from './epcis-query';
 import { asEpcisError, epcisError, limitHeaders, setVersionHeaders } from './epcis-wire';
