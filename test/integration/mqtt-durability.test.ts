@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mqtt from 'mqtt';
 import sqlite3 from 'sqlite3';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { childAdminToken, startChildGateway, type ChildGateway } from '../helpers/child-gateway';
+import { freePort } from '../helpers/free-port';
 
 /**
  * SPEC §15's promise through faults: a PUBACK means stored, across a SIGKILL; and a site's own
@@ -20,17 +20,6 @@ afterAll(() => {
   for (const other of others) other.kill('SIGKILL');
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A child gateway with the broker on `mqttPort` and one async UHFTagRead route on `topic`. */
 async function gatewayWithBroker(dataDir: string, mqttPort: number, topic: string | null): Promise<ChildGateway> {
