@@ -19,6 +19,7 @@ const BOTH_DATABASES = [
   'test/integration/queue-claims.test.ts',
   'test/integration/mqtt.test.ts',
   'test/integration/epcis-repository.test.ts',
+  'test/integration/epcis-repository-upkeep.test.ts',
 ];
 
 export default defineConfig({
