@@ -20,6 +20,8 @@ const BOTH_DATABASES = [
   'test/integration/mqtt.test.ts',
   'test/integration/epcis-repository.test.ts',
   'test/integration/readers.test.ts',
+  'test/integration/epcis-repository-upkeep.test.ts',
+  'test/integration/epcis-query-plan.test.ts',
 ];
 
 export default defineConfig({

@@ -24,6 +24,7 @@ import { medianRun } from './load';
 import { summarize, type Profile } from './profile-summary';
 import { sustainedRun, sustainedText, type SustainedReport } from './sustained';
 import { deliveryRun, deliveryText, type DeliveryReport } from './delivery';
+import { epcisRun, epcisText, type EpcisReport } from './epcis';
 import { pinRunning } from './wrk';
 import {
   durabilityText,
@@ -77,6 +78,12 @@ const runSustained = sustainedSeconds > 0 && (!selected || selected.includes('su
 // The delivery case (sync UHFTagRead to one local receiver); 0 skips it.
 const deliverySeconds = positive('BENCH_DELIVERY_SECONDS', 20);
 const runDelivery = deliverySeconds > 0 && (!selected || selected.includes('delivery'));
+
+// The EPCIS repository case (issue 36); `BENCH_CASES=epcisQuery` runs it alone, without the baseline.
+const EPCIS_KEY = 'epcisQuery';
+const epcisEvents = Math.max(1, positive('BENCH_EPCIS_EVENTS', 1_000_000));
+const runEpcis = !selected || selected.includes(EPCIS_KEY);
+const epcisOnly = selected !== undefined && selected.every((key) => key === EPCIS_KEY);
 
 const growth = process.env.BENCH_GROWTH === '1';
 const growthSettings: GrowthSettings = {
@@ -257,6 +264,23 @@ function delivery(): Promise<DeliveryReport> {
   );
 }
 
+/** The EPCIS case on a fresh gateway: 20 connections, as issue 36 asks. */
+function epcis(): Promise<EpcisReport> {
+  return withGateway({ profile: false }, ({ gateway, admin, dataDir }) =>
+    epcisRun(
+      admin,
+      {
+        base: gateway.bases.http ?? gateway.base,
+        dataDir,
+        events: epcisEvents,
+        seconds: settings.seconds,
+        connections: 20,
+      },
+      log,
+    ),
+  );
+}
+
 async function growthMain(): Promise<void> {
   process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]), 'growth')}\n\n`);
   const report = await withGateway({ profile: false }, ({ gateway, admin, setup, dataDir }) =>
@@ -275,6 +299,14 @@ async function main(): Promise<void> {
   // This process (the autocannon fallback, and the admin calls) keeps off the server's core.
   pinRunning('generator', process.pid);
   if (growth) return growthMain();
+  if (epcisOnly) {
+    process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]))}\n\n`);
+    const report = await epcis();
+    process.stdout.write(`${epcisText(report)}\n\n`);
+    const file = writeResults(join(ROOT, 'bench/results'), { mode: 'epcis', settings, epcis: report });
+    process.stdout.write(`Results: ${file}\n`);
+    return;
+  }
   process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]))}\n\n`);
   const baseline = await startBaseline();
   children.add(baseline);
@@ -287,6 +319,7 @@ async function main(): Promise<void> {
   }
   const sustainedReport = runSustained ? await sustained() : null;
   const deliveryReport = runDelivery ? await delivery() : null;
+  const epcisReport = runEpcis ? await epcis() : null;
   const targets = judge(reports);
   process.stdout.write(`${table(reports)}\n\nAll runs:\n${runsDetail(reports)}\n\n`);
   process.stdout.write(
@@ -294,6 +327,7 @@ async function main(): Promise<void> {
   );
   if (sustainedReport) process.stdout.write(`${sustainedText(sustainedReport)}\n\n`);
   if (deliveryReport) process.stdout.write(`${deliveryText(deliveryReport)}\n\n`);
+  if (epcisReport) process.stdout.write(`${epcisText(epcisReport)}\n\n`);
   process.stdout.write(`Targets:\n${targetsText(targets)}\n\n${noiseNote(reports)}\n`);
   const file = writeResults(join(ROOT, 'bench/results'), {
     mode: 'cases',
@@ -302,6 +336,7 @@ async function main(): Promise<void> {
     targets,
     sustained: sustainedReport,
     delivery: deliveryReport,
+    epcis: epcisReport,
   });
   process.stdout.write(`Results: ${file}\n`);
   for (const { pid, what } of profiled) {

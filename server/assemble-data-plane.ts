@@ -10,6 +10,7 @@ import { DeliveryEngine } from './delivery/delivery-engine';
 import { DeliveryLedger } from './delivery/ledger';
 import { Outbox } from './delivery/outbox';
 import { GroupCommit, sumStats } from './intake/commit/group-commit';
+import { EpcisIndexBackfill } from './intake/epcis-backfill';
 import { Housekeeping } from './intake/housekeeping';
 import { Idempotency } from './intake/idempotency';
 import { IngestLoad } from './intake/commit/ingest-load';
@@ -147,6 +148,9 @@ export async function assembleDataPlane(base: {
       : null;
   const housekeeping = new Housekeeping({ db, commit, settings, sessions: base.sessions, idempotency, logger, now });
   housekeeping.start();
+  // EPCIS events stored before the repository's index existed (SPEC §17); a no-op pass once done.
+  const epcisBackfill = new EpcisIndexBackfill({ db, commit, logger });
+  if (base.processQueue) epcisBackfill.start();
 
   return {
     /** This process's id: lease owner, change-feed origin, and the `X-Gateway-Id` of its deliveries. */
@@ -180,8 +184,10 @@ export async function assembleDataPlane(base: {
     worker,
     delivery,
     housekeeping,
+    epcisBackfill,
     async close(): Promise<void> {
       // The worker finishes its batch; what is still queued stays durable for the next start.
+      await epcisBackfill.stop();
       await housekeeping.stop();
       await feed?.stop();
       await worker.stop();

@@ -12,6 +12,7 @@ import { HostAllowList, namesOfUrls } from './http/middleware/host-allow-list';
 import { createLogger, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { dataPlane } from './http/data-plane/data-plane';
+import type { EpcisIndexBackfill } from './intake/epcis-backfill';
 import type { Housekeeping } from './intake/housekeeping';
 import type { GroupCommit } from './intake/commit/group-commit';
 import { assembleDataPlane } from './assemble-data-plane';
@@ -78,6 +79,8 @@ export interface Gateway {
   runtime: RuntimeInfo;
   commit: GroupCommit;
   housekeeping: Housekeeping;
+  /** Indexes EPCIS events stored before the EPCIS repository's index (SPEC §17). */
+  epcisBackfill: EpcisIndexBackfill;
   /** The embedded MQTT broker (SPEC §15): `listen` once the HTTP listeners run; it follows `mqttMode`. */
   mqtt: MqttBroker;
   /** Readers turning silent and coming back (SPEC §16): the desktop app's notifications and tray. */
@@ -220,6 +223,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     firstAdmin,
     commit: plane.commit,
     housekeeping: plane.housekeeping,
+    epcisBackfill: plane.epcisBackfill,
     mqtt,
     readerWatch,
     async close() {

@@ -66,6 +66,14 @@ export interface TimeRange {
   lt?: number;
 }
 
+/** A stored EPCIS event without index rows (see `unindexed`). */
+export interface UnindexedRow {
+  id: string;
+  parent_id: string;
+  payload: string;
+  record_time: unknown;
+}
+
 /** One event of a page: its stored JSON and its place in the order. */
 export interface EpcisIndexRow {
   seq: number;
@@ -218,6 +226,38 @@ export const epcisIndexRepo = {
       recordTime: num(row.record_time),
       payload: row.payload,
     }));
+  },
+
+  /** Every endpoint's id: the backfill walks each one's events along its own index. */
+  async endpointIds(db: Queryable): Promise<number[]> {
+    const rows = (await db('endpoints').select('id').orderBy('id')) as { id: unknown }[];
+    return rows.map((row) => num(row.id));
+  },
+
+  /**
+   * Up to `limit` of the endpoint's stored EPCIS events (EpcisObject children) after `afterId` in
+   * id order that have no index row: events stored before the index existed. Walks
+   * `events_page_idx`; each one's record time is when its submission was processed.
+   */
+  unindexed(writes: WriteBatch, endpointId: number, afterId: string, limit: number) {
+    return writes.read<UnindexedRow>(
+      writes
+        .sql('events as e')
+        .leftJoin('events as p', 'p.id', 'e.parent_id')
+        .where('e.endpoint_id', endpointId)
+        .where('e.event_type', 'EpcisObject')
+        .where('e.id', '>', afterId)
+        .whereNotNull('e.parent_id')
+        .whereNotExists(writes.sql('epcis_events as x').select('x.seq').whereRaw('x.event_id = e.id'))
+        .select(
+          'e.id',
+          'e.parent_id',
+          'e.payload',
+          writes.sql.raw('coalesce(p.processed_at, e.processed_at, e.received_at) as record_time'),
+        )
+        .orderBy('e.id')
+        .limit(limit),
+    );
   },
 
   /** Retention: the statements that delete the index rows of these events. */

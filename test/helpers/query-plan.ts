@@ -24,3 +24,24 @@ export async function firstStatementPlan(
   );
   return { statement, plan: steps.map((step) => step.detail).join('\n') };
 }
+
+/**
+ * PostgreSQL's plan (EXPLAIN, text) of the first statement `run` sends: for tests that pin which
+ * index a query uses once the planner has statistics (run ANALYZE on loaded tables first).
+ */
+export async function firstStatementPlanPostgres(knex: Knex, run: () => Promise<unknown>): Promise<string> {
+  const statements: { sql: string; bindings: unknown[] }[] = [];
+  const capture = (query: { sql: string; bindings: unknown[] }) => statements.push(query);
+  knex.on('query', capture);
+  try {
+    await run();
+  } finally {
+    knex.removeListener('query', capture);
+  }
+  const [statement] = statements;
+  if (!statement) throw new Error('no statement captured');
+  // Knex numbers its `?`s in order ($1, $2 …): back to `?` for knex.raw with the same bindings.
+  const sql = statement.sql.replace(/\$\d+/g, '?');
+  const result = await knex.raw<{ rows: { 'QUERY PLAN': string }[] }>(`EXPLAIN ${sql}`, statement.bindings as never);
+  return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+}

@@ -44,12 +44,19 @@ export async function testDatabase(dataDir: string): Promise<DbConfig> {
  * `adminAssets: staticAdmin()` so it serves the built web admin as `gateway serve` does.
  */
 export async function startTestGateway(
-  options: { dataDir?: string; now?: () => number; processQueue?: boolean; adminAssets?: Middleware } = {},
+  options: {
+    dataDir?: string;
+    /** An existing database (another gateway's, closed), instead of a fresh one. */
+    database?: DbConfig;
+    now?: () => number;
+    processQueue?: boolean;
+    adminAssets?: Middleware;
+  } = {},
 ): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const gateway = await createGateway({
     secrets: openSecretBox({ dataDir }),
-    database: await testDatabase(dataDir),
+    database: options.database ?? (await testDatabase(dataDir)),
     logger: silentLogger,
     adminPassword: ADMIN_PASSWORD,
     now: options.now,

@@ -9,7 +9,7 @@ import { eventFacets, normalizeBizStep, queryFacts, toStoredEvent, validateEpcis
 import { validateCapture } from '../epcis/capture';
 import { capIssues } from '../issues';
 import { parseJsonBody } from '../json-body';
-import type { EventMeta, EventProcessor, SnapshotQuery } from '../processor';
+import type { EventMeta, EventProcessor, ProcessContext, SnapshotQuery, StoreOutcome } from '../processor';
 import { eventSnapshotPage, isEventIdCursor, parseInstant, parseStored } from './snapshot-support';
 
 /** Index the filterable facts of EPCIS events under the stored event that holds them. */
@@ -90,44 +90,15 @@ export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
     const options = { lenient: context.route.epcisLenient, allowBareEvents: true };
     return context.capture ? validateCapture(json, options, context.capture) : validateEpcis(json, options);
   },
-  async store(tx, input, event, context) {
-    const { events, duplicates } = context.capture
-      ? await newEvents(tx, event.endpointId, input.events)
-      : { events: input.events, duplicates: 0 };
-    // Ids are drawn last event first: snapshots list newest (highest id) first, so a submission's
-    // events then read in the order they were sent, after the newer submissions.
-    const children = [...events]
-      .reverse()
-      .map((epcisEvent) => {
-        const stored = toStoredEvent(epcisEvent, input.context);
-        return { id: newEventId(event.receivedAt), stored, json: JSON.stringify(stored) };
-      })
-      .reverse();
-    eventWrites.insertMany(
-      tx,
-      children.map((child) => childRow(event, child.id, child.json)),
-    );
-    for (const child of children) indexFacets(tx, child.id, event.endpointId, [child.stored]);
-    epcisIndexRepo.insert(
-      tx,
-      children.map((child) => ({
-        eventId: child.id,
-        endpointId: event.endpointId,
-        recordTime: context.processingAt,
-        facts: queryFacts(child.stored),
-      })),
-    );
-    // A capture's job reports what was left out (SPEC §17): events already held, events refused.
-    const refused = input.refused ?? [];
-    const capture = context.capture
-      ? { duplicates, refused: capIssues(refused).items, refusedCount: refused.length }
-      : {};
-    return {
-      result: { eventCount: children.length, eventIds: children.map((child) => child.id), ...capture },
-      data: null,
-      // Each EPCIS event as stored, under its own stored event's id (SPEC §11).
-      deliveries: () => children.map((child) => ({ eventId: child.id, data: child.json })),
-    };
+  store: (tx, input, event, context) => storeObjects(tx, input, event, context, new HeldEventIds(tx)),
+  // One worker batch shares what it has stored: a capture sees the eventIDs that an earlier
+  // submission of the same batch stored, though those rows are not written yet (SPEC §17).
+  async storeMany(tx, items) {
+    const held = new HeldEventIds(tx);
+    await held.lockEndpoints(items.flatMap((item) => (item.context.capture ? [item.event.endpointId] : [])));
+    const outcomes = [];
+    for (const item of items) outcomes.push(await storeObjects(tx, item.prepared, item.event, item.context, held));
+    return outcomes;
   },
   isCursor: isEventIdCursor,
   filterNames: FILTERS,
@@ -141,23 +112,118 @@ export const epcisObjectProcessor: EventProcessor<EpcisInput> = {
 };
 
 /**
- * A capture's events less those whose `eventID` the endpoint already holds, or that an earlier
- * event of the same capture named (SPEC §17: a resent capture is harmless).
+ * The EPCIS `eventID`s one batch of submissions has seen per endpoint: those the database held
+ * (read as a capture asks) and those the batch itself stored, whose rows are not written until
+ * the batch's writes are sent. Owned by one `store`/`storeMany` call.
  */
-async function newEvents(tx: WriteBatch, endpointId: number, events: Record<string, unknown>[]) {
-  const named = events.flatMap((e) => (typeof e.eventID === 'string' ? [e.eventID] : []));
-  const seen = await epcisIndexRepo.heldEventIds(tx, endpointId, [...new Set(named)]);
-  let duplicates = 0;
-  const fresh = events.filter((e) => {
-    if (typeof e.eventID !== 'string') return true;
-    if (seen.has(e.eventID)) {
-      duplicates += 1;
-      return false;
+class HeldEventIds {
+  private readonly seen = new Map<number, Set<string>>();
+  private readonly locked = new Set<number>();
+
+  constructor(private readonly tx: WriteBatch) {}
+
+  /**
+   * PostgreSQL runs transactions side by side (and several instances may process the queue), so
+   * two captures of one eventID could each read before the other commits: a transaction-scoped
+   * advisory lock per endpoint makes captures into one endpoint take turns. Taken in endpoint
+   * order, once per batch; SQLite has a single writer already.
+   */
+  async lockEndpoints(endpointIds: number[]): Promise<void> {
+    if (this.tx.dialect !== 'postgres') return;
+    for (const id of [...new Set(endpointIds)].sort((a, b) => a - b)) {
+      if (this.locked.has(id)) continue;
+      this.locked.add(id);
+      await this.tx.readSql('select pg_advisory_xact_lock(?, ?)', [CAPTURE_LOCK, id]);
     }
-    seen.add(e.eventID);
-    return true;
-  });
-  return { events: fresh, duplicates };
+  }
+
+  /**
+   * A capture's events less those whose `eventID` the endpoint already holds, or that an earlier
+   * event of the batch named (SPEC §17: a resent capture is harmless).
+   */
+  async newEvents(endpointId: number, events: Record<string, unknown>[]) {
+    const seen = this.of(endpointId);
+    const named = events.flatMap((e) => (typeof e.eventID === 'string' && !seen.has(e.eventID) ? [e.eventID] : []));
+    for (const id of await epcisIndexRepo.heldEventIds(this.tx, endpointId, [...new Set(named)])) seen.add(id);
+    let duplicates = 0;
+    const fresh = events.filter((e) => {
+      if (typeof e.eventID !== 'string') return true;
+      if (seen.has(e.eventID)) {
+        duplicates += 1;
+        return false;
+      }
+      seen.add(e.eventID);
+      return true;
+    });
+    return { events: fresh, duplicates };
+  }
+
+  /** Events the batch stores: later captures in it do not store their eventIDs again. */
+  stored(endpointId: number, eventIds: string[]): void {
+    const seen = this.of(endpointId);
+    for (const id of eventIds) seen.add(id);
+  }
+
+  private of(endpointId: number): Set<string> {
+    let set = this.seen.get(endpointId);
+    if (!set) this.seen.set(endpointId, (set = new Set()));
+    return set;
+  }
+}
+
+/** The advisory lock class of EPCIS captures (PostgreSQL's two-key form: class, endpoint id). */
+const CAPTURE_LOCK = 0x45504353;
+
+/** Stores a submission's EPCIS events as children, with their facets and query index rows. */
+async function storeObjects(
+  tx: WriteBatch,
+  input: EpcisInput,
+  event: EventMeta,
+  context: ProcessContext,
+  held: HeldEventIds,
+): Promise<StoreOutcome> {
+  if (context.capture) await held.lockEndpoints([event.endpointId]);
+  const { events, duplicates } = context.capture
+    ? await held.newEvents(event.endpointId, input.events)
+    : { events: input.events, duplicates: 0 };
+  // Ids are drawn last event first: snapshots list newest (highest id) first, so a submission's
+  // events then read in the order they were sent, after the newer submissions.
+  const children = [...events]
+    .reverse()
+    .map((epcisEvent) => {
+      const stored = toStoredEvent(epcisEvent, input.context);
+      return { id: newEventId(event.receivedAt), stored, json: JSON.stringify(stored) };
+    })
+    .reverse();
+  held.stored(
+    event.endpointId,
+    children.flatMap((child) => (typeof child.stored.eventID === 'string' ? [child.stored.eventID] : [])),
+  );
+  eventWrites.insertMany(
+    tx,
+    children.map((child) => childRow(event, child.id, child.json)),
+  );
+  for (const child of children) indexFacets(tx, child.id, event.endpointId, [child.stored]);
+  epcisIndexRepo.insert(
+    tx,
+    children.map((child) => ({
+      eventId: child.id,
+      endpointId: event.endpointId,
+      recordTime: context.processingAt,
+      facts: queryFacts(child.stored),
+    })),
+  );
+  // A capture's job reports what was left out (SPEC §17): events already held, events refused.
+  const refused = input.refused ?? [];
+  const capture = context.capture
+    ? { duplicates, refused: capIssues(refused).items, refusedCount: refused.length }
+    : {};
+  return {
+    result: { eventCount: children.length, eventIds: children.map((child) => child.id), ...capture },
+    data: null,
+    // Each EPCIS event as stored, under its own stored event's id (SPEC §11).
+    deliveries: () => children.map((child) => ({ eventId: child.id, data: child.json })),
+  };
 }
 
 function childRow(parent: EventMeta, id: string, payload: string) {
