@@ -86,4 +86,30 @@ describe('web admin: a technician’s first hour (issue 40)', { timeout: 120_000
     await page.unroute('**/_admin/api/backup/import');
     expect(rig.problems).toEqual([]);
   });
+
+  it('2. one form state on Settings: the unsaved-changes guard names HTTPS mode and the dedup window', async () => {
+    const { page, gateway } = rig;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${rig.adminUrl}#/settings`);
+    await page.getByRole('heading', { level: 1, name: 'Settings', exact: true }).waitFor();
+    await page.getByLabel('HTTPS mode', { exact: true }).selectOption('off');
+    await page.getByLabel('Tag dedup window (ms)', { exact: true }).fill('500');
+    await page.getByText('2 unsaved changes: HTTPS mode, Tag dedup window (ms)').waitFor();
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Roles', exact: true }).click();
+    const leave = page.getByRole('dialog', { name: 'Leave without saving?' });
+    await leave.getByText('2 unsaved changes: HTTPS mode, Tag dedup window (ms).').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await leave.getByRole('button', { name: 'Cancel' }).click();
+
+    // One Submit stores both.
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await page.getByText('No unsaved changes.').waitFor();
+    expect((await gateway.admin('GET', '/settings')).body).toMatchObject({ tlsMode: 'off', tagDedupWindowMs: 500 });
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'first-hour-2-settings-1280');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Roles', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Roles', exact: true }).waitFor();
+    expect(rig.problems).toEqual([]);
+  });
 });
