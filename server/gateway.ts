@@ -11,6 +11,9 @@ import { API_ROOT, createApp } from './http/app';
 import { HostAllowList, namesOfUrls } from './http/middleware/host-allow-list';
 import { createLogger, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
+import { RefusalLog } from './metrics/refusal-log';
+import { REFUSAL_QUERY } from './contract/schemas';
+import { parseInput } from './validation';
 import { dataPlane } from './http/data-plane/data-plane';
 import type { Housekeeping } from './intake/housekeeping';
 import type { GroupCommit } from './intake/commit/group-commit';
@@ -141,6 +144,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
       mqtt.apply().catch((error: unknown) => logger.error('mqtt broker could not follow the settings', { error }));
   });
 
+  const refusals = new RefusalLog();
   const handlers = {
     ...createEndpointsService(deps),
     ...createRolesService(deps),
@@ -152,6 +156,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     updateSettings: (input, context) => settings.update(input, context),
     ...tlsHandlers(options.tls, { db, audit }),
     listAudit: (input) => audit.listAudit(input),
+    listRefusals: (input) => Promise.resolve().then(() => refusals.list(parseInput(REFUSAL_QUERY, input ?? {}))),
     ...createBackupService(deps, options.tls),
     ...createStatusService({
       db,
@@ -173,6 +178,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     commitStats: plane.commitStats,
     destinations: () => delivery.metrics(),
     mqtt: () => ({ clients: mqtt.clients(), messages: publications.counts }),
+    refusals: refusals.counts,
   });
 
   const app = createApp({
@@ -182,6 +188,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     lockout,
     sessions,
     metrics,
+    refusals,
     adminAssets: options.adminAssets,
     allowedHosts: new HostAllowList(() => [...namesOfUrls(runtime.listenUrls), settings.current().host]),
     network: {

@@ -23,6 +23,8 @@ import type {
   ExternalUser,
   ExternalUserInput,
   Page,
+  RefusalList,
+  RefusalQuery,
   Role,
   RoleInput,
   Settings,
@@ -88,6 +90,8 @@ export interface Operations {
   regenerateTls: { input: void; output: TlsCertificateInfo };
 
   listAudit: { input: AuditQuery; output: Page<AuditEntry> };
+  /** The last refused requests, newest first (in memory; issue 40). */
+  listRefusals: { input: RefusalQuery; output: RefusalList };
 
   exportBackup: { input: BackupExportInput; output: BackupFile };
   importBackup: { input: BackupImportInput; output: BackupDiff };
@@ -171,6 +175,7 @@ const OPERATION_SET = {
   installTls: true,
   regenerateTls: true,
   listAudit: true,
+  listRefusals: true,
   exportBackup: true,
   importBackup: true,
   getStatus: true,

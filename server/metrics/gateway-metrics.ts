@@ -1,6 +1,7 @@
 import type { Status } from '../contract/dto';
 import type { DestinationMetrics } from '../delivery/delivery-engine';
 import type { CommitStats } from '../intake/commit/group-commit';
+import type { Counter } from './counter';
 import { renderExposition, type MetricFamily } from './exposition';
 import type { IngestCounters } from './ingest-counters';
 import { ResponseCounters } from './response-counters';
@@ -16,6 +17,8 @@ export interface MetricSources {
   destinations: () => Promise<DestinationMetrics[]>;
   /** The MQTT broker (SPEC §15): clients connected now, and messages by what became of them. */
   mqtt: () => { clients: number; messages: Readonly<Record<string, number>> };
+  /** Refused client requests by route (configured names, '' when the path named none) and code. */
+  refusals?: Counter<'route' | 'code'>;
 }
 
 const gauge = (name: string, help: string, value: number, labels?: Record<string, string>): MetricFamily => ({
@@ -79,6 +82,16 @@ export class GatewayMetrics {
         type: 'counter',
         samples: events.rejected.samples(),
       },
+      ...(this.sources.refusals
+        ? [
+            {
+              name: 'gateway_refused_requests_total',
+              help: 'Client requests refused with a problem answer, by route (empty when the path named no route) and code.',
+              type: 'counter' as const,
+              samples: this.sources.refusals.samples(),
+            },
+          ]
+        : []),
       {
         name: 'gateway_event_processing_errors_total',
         help: 'Failed processing attempts of queued events (storage trouble); each is retried with backoff, then marked failed.',

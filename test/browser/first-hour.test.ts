@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basic } from '../helpers/test-gateway';
 import { screenshot, signIn, startRig, type BrowserRig } from './browser';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -110,6 +111,94 @@ describe('web admin: a technician’s first hour (issue 40)', { timeout: 120_000
     await screenshot(page, 'first-hour-2-settings-1280');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Roles', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Roles', exact: true }).waitFor();
+    expect(rig.problems).toEqual([]);
+  });
+
+  it('3. refused requests: who, what and why on Events, filtered by source, counted per route, bounded', async () => {
+    const { page, gateway } = rig;
+    expect(
+      (
+        await gateway.admin('POST', '/endpoints', {
+          name: 'Dock door 4',
+          baseRoutePath: 'dock4',
+          routes: [{ name: 'dock4-tags', eventType: 'UHFTagRead', requestType: 'HttpPost', authType: 'basic' }],
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await gateway.admin('POST', '/external-users', {
+          username: 'reader4',
+          password: 'right-password-1',
+          routes: ['dock4-tags'],
+        })
+      ).status,
+    ).toBe(201);
+    // The test's requests all come from 127.0.0.1: trusting it as a proxy lets each name a source.
+    expect((await gateway.admin('PUT', '/settings', { trustedProxies: ['127.0.0.1'] })).status).toBe(200);
+    const send = (path: string, from: string, headers: Record<string, string>, body = 'SECRET-BODY-1') =>
+      fetch(`${gateway.base}${path}`, { method: 'POST', headers: { 'x-forwarded-for': from, ...headers }, body });
+    const good = basic('reader4', 'right-password-1');
+    expect(
+      (await send('/dock4/dock4-tags', '10.0.0.7', { authorization: good, 'content-type': 'text/plain' })).status,
+    ).toBe(415);
+    expect((await send('/dock4/wrong-route', '10.0.0.7', { 'content-type': 'application/json' })).status).toBe(404);
+    const wrong = basic('reader4', 'WRONG-PASSWORD-9');
+    expect(
+      (await send('/dock4/dock4-tags', '10.0.0.8', { authorization: wrong, 'content-type': 'application/json' }))
+        .status,
+    ).toBe(401);
+
+    // The admin contract: newest first, plain words, nothing the client sent but method and path.
+    const listed = await gateway.admin('GET', '/refusals');
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((r: { status: number }) => r.status)).toEqual([401, 404, 415]);
+    expect(listed.body.items[2]).toMatchObject({
+      source: '10.0.0.7',
+      method: 'POST',
+      path: '/GWENDPOINTAPI/dock4/dock4-tags',
+      code: 'unsupported_media_type',
+      route: 'dock4-tags',
+    });
+    const text = JSON.stringify(listed.body);
+    for (const secret of ['SECRET-BODY-1', 'WRONG-PASSWORD-9', good.slice(6), wrong.slice(6), 'text/plain'])
+      expect(text).not.toContain(secret);
+    expect((await gateway.admin('GET', '/refusals?source=10.0.0.8')).body.items).toHaveLength(1);
+
+    // Counted per route in /_metrics.
+    const metrics = await (await fetch(`${gateway.base}/_metrics`)).text();
+    expect(metrics).toMatch(/gateway_refused_requests_total\{route="dock4-tags",code="unsupported_media_type"\} 1/);
+    expect(metrics).toMatch(/gateway_refused_requests_total\{route="dock4-tags",code="credentials_invalid"\} 1/);
+    expect(metrics).toMatch(/gateway_refused_requests_total\{route="",code="route_not_found"\} 1/);
+
+    // On the Events screen, at a phone's width and a laptop's.
+    for (const width of [390, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${rig.adminUrl}#/events`);
+      const panel = page.getByRole('region', { name: 'Refused requests' });
+      await panel
+        .getByText('The body was not sent as JSON: set the client’s Content-Type to application/json.')
+        .waitFor();
+      await panel.getByText('The username, password or token was not accepted', { exact: false }).waitFor();
+      await panel.getByText('No active route at this address', { exact: false }).waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+      expect(await axeViolations(page)).toEqual([]);
+      await screenshot(page, `first-hour-3-refused-${width}`);
+    }
+    const panel = page.getByRole('region', { name: 'Refused requests' });
+    await panel.getByLabel('Source address', { exact: true }).selectOption('10.0.0.8');
+    await panel.getByText('No active route at this address', { exact: false }).waitFor({ state: 'detached' });
+    expect(await panel.getByRole('row').count()).toBe(2);
+    await panel.getByText('The username, password or token was not accepted', { exact: false }).waitFor();
+    expect(await page.locator('body').innerText()).not.toContain('WRONG-PASSWORD-9');
+
+    // One noisy source cannot push the others out: it replaces its own oldest entries.
+    for (let i = 0; i < 130; i += 1) await send(`/noise/${i}`, '10.0.0.99', { 'content-type': 'application/json' });
+    const after = (await gateway.admin('GET', '/refusals')).body;
+    expect(after.items.filter((r: { source: string }) => r.source === '10.0.0.99')).toHaveLength(100);
+    expect(after.items[0].path).toBe('/GWENDPOINTAPI/noise/129');
+    expect(after.items.filter((r: { source: string }) => r.source !== '10.0.0.99')).toHaveLength(3);
+    expect((await gateway.admin('PUT', '/settings', { trustedProxies: [] })).status).toBe(200);
     expect(rig.problems).toEqual([]);
   });
 });

@@ -8,3 +8,4 @@ export * from './tls.schema';
 export * from './activity.schema';
 export * from './backup.schema';
 export * from './destinations.schema';
+export * from './refusals.schema';
