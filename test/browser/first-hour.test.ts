@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic } from '../helpers/test-gateway';
+import { basic, settledReceipt } from '../helpers/test-gateway';
 import { screenshot, signIn, startRig, type BrowserRig } from './browser';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -199,6 +199,71 @@ describe('web admin: a technician’s first hour (issue 40)', { timeout: 120_000
     expect(after.items[0].path).toBe('/GWENDPOINTAPI/noise/129');
     expect(after.items.filter((r: { source: string }) => r.source !== '10.0.0.99')).toHaveLength(3);
     expect((await gateway.admin('PUT', '/settings', { trustedProxies: [] })).status).toBe(200);
+    expect(rig.problems).toEqual([]);
+  });
+
+  it('4. an async rejection reads as field → sentence, the JSON Pointer in small print; the form says why', async () => {
+    const { page, gateway } = rig;
+    expect(
+      (
+        await gateway.admin('POST', '/endpoints', {
+          name: 'Dock door 5',
+          baseRoutePath: 'dock5',
+          routes: [
+            {
+              name: 'dock5-tags',
+              eventType: 'CustomTrigger',
+              requestType: 'HttpPost',
+              authType: 'noauth',
+              async: true,
+            },
+          ],
+        })
+      ).status,
+    ).toBe(201);
+    const answer = await fetch(`${gateway.base}/dock5/dock5-tags`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ trigger: 'door-open', occurredAt: 'yesterday', params: {} }),
+    });
+    expect(answer.status).toBe(202);
+    const receipt = await settledReceipt(gateway, answer.headers.get('location') ?? '');
+    expect(receipt.status).toBe('rejected');
+    const [first] = receipt.errors as { path: string; message: string }[];
+    expect(first?.path).toMatch(/^\/./);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    // Test 3 left the page on Events: reload it so the list holds the newest events.
+    await page.goto(`${rig.adminUrl}#/events`);
+    await page.reload();
+    await page
+      .getByRole('button', { name: /Open event received/ })
+      .first()
+      .click();
+    const detail = page.getByRole('region', { name: /^Event / });
+    const item = detail.locator('.event-errors li').first();
+    await item.getByText(first?.message ?? '', { exact: false }).waitFor();
+    const pointer = item.locator('small.error-pointer');
+    expect(await pointer.innerText()).toBe(`JSON Pointer ${first?.path}`);
+    // Small print on a line of its own, under the sentence.
+    const [pointerSize, itemSize, display] = await page.evaluate<[string, string, string]>(
+      `(() => { const el = document.querySelector('.event-errors li small.error-pointer'); const style = getComputedStyle(el); return [style.fontSize, getComputedStyle(el.parentElement).fontSize, style.display]; })()`,
+    );
+    expect(parseFloat(pointerSize)).toBeLessThan(parseFloat(itemSize));
+    expect(display).toBe('block');
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'first-hour-4-async-rejection-390');
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${rig.adminUrl}#/endpoints`);
+    await page.getByRole('button', { name: '+ New Endpoint' }).click();
+    await page
+      .getByText('Answers 202 before validating: a payload the event type refuses shows later in Events', {
+        exact: false,
+      })
+      .first()
+      .waitFor();
+    expect(await axeViolations(page)).toEqual([]);
     expect(rig.problems).toEqual([]);
   });
 });
