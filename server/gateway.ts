@@ -11,6 +11,9 @@ import { API_ROOT, createApp } from './http/app';
 import { HostAllowList, namesOfUrls } from './http/middleware/host-allow-list';
 import { createLogger, type Logger } from './logger';
 import { GatewayMetrics } from './metrics/gateway-metrics';
+import { RefusalLog } from './metrics/refusal-log';
+import { REFUSAL_QUERY } from './contract/schemas';
+import { parseInput } from './validation';
 import { dataPlane } from './http/data-plane/data-plane';
 import type { EpcisIndexBackfill } from './intake/epcis-backfill';
 import type { Housekeeping } from './intake/housekeeping';
@@ -157,6 +160,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     silentAfterSeconds: () => settings.current().readerSilentAfterSeconds,
   });
   readerWatch.start();
+  const refusals = new RefusalLog();
   const handlers = {
     ...createEndpointsService(deps),
     ...createRolesService(deps),
@@ -168,6 +172,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     updateSettings: (input, context) => settings.update(input, context),
     ...tlsHandlers(options.tls, { db, audit }),
     listAudit: (input) => audit.listAudit(input),
+    listRefusals: (input) => Promise.resolve().then(() => refusals.list(parseInput(REFUSAL_QUERY, input ?? {}))),
     ...createBackupService(deps, options.tls),
     ...createStatusService({
       db,
@@ -192,6 +197,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     destinations: () => delivery.metrics(),
     mqtt: () => ({ clients: mqtt.clients(), messages: publications.counts }),
     readers: () => readers.metrics(),
+    refusals: refusals.counts,
   });
 
   const app = createApp({
@@ -201,6 +207,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     lockout,
     sessions,
     metrics,
+    refusals,
     adminAssets: options.adminAssets,
     allowedHosts: new HostAllowList(() => [...namesOfUrls(runtime.listenUrls), settings.current().host]),
     network: {

@@ -58,6 +58,7 @@ export const ADMIN_HTTP_ROUTES = {
   regenerateTls: { method: 'POST', path: '/tls/regenerate' },
 
   listAudit: { method: 'GET', path: '/audit', input: 'query' },
+  listRefusals: { method: 'GET', path: '/refusals', input: 'query' },
 
   exportBackup: { method: 'POST', path: '/backup/export', input: 'body' },
   importBackup: { method: 'POST', path: '/backup/import', input: 'body' },

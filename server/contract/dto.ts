@@ -78,6 +78,10 @@ export type EventRecord = Of<'EVENT_RECORD'>;
 export type EventQuery = Of<'EVENT_QUERY'>;
 export type AuditEntry = Of<'AUDIT_ENTRY'>;
 export type AuditQuery = Of<'AUDIT_QUERY'>;
+/** Issue 40: a recent refusal, and the list the Events screen shows. */
+export type RefusedRequest = Of<'REFUSED_REQUEST'>;
+export type RefusalQuery = Of<'REFUSAL_QUERY'>;
+export type RefusalList = Of<'REFUSAL_LIST'>;
 
 export type Status = Of<'STATUS'>;
 /** Events received per minute over the last hour, oldest first (the dashboard's chart). */

@@ -51,6 +51,7 @@ export const OPERATION_SCHEMAS = {
   regenerateTls: { output: S.TLS_CERTIFICATE_INFO },
 
   listAudit: { input: S.AUDIT_QUERY, output: S.AUDIT_PAGE },
+  listRefusals: { input: S.REFUSAL_QUERY, output: S.REFUSAL_LIST },
 
   exportBackup: { input: S.BACKUP_EXPORT_INPUT, output: S.BACKUP_FILE },
   importBackup: { input: S.BACKUP_IMPORT_INPUT, output: S.BACKUP_DIFF },

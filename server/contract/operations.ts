@@ -27,6 +27,8 @@ import type {
   ReaderHistoryQuery,
   ReaderInput,
   ReaderMinute,
+  RefusalList,
+  RefusalQuery,
   Role,
   RoleInput,
   Settings,
@@ -92,6 +94,8 @@ export interface Operations {
   regenerateTls: { input: void; output: TlsCertificateInfo };
 
   listAudit: { input: AuditQuery; output: Page<AuditEntry> };
+  /** The last refused requests, newest first (in memory; issue 40). */
+  listRefusals: { input: RefusalQuery; output: RefusalList };
 
   exportBackup: { input: BackupExportInput; output: BackupFile };
   importBackup: { input: BackupImportInput; output: BackupDiff };
@@ -183,6 +187,7 @@ const OPERATION_SET = {
   installTls: true,
   regenerateTls: true,
   listAudit: true,
+  listRefusals: true,
   exportBackup: true,
   importBackup: true,
   getStatus: true,

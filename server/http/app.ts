@@ -10,6 +10,7 @@ import type { GatewayHandlers } from '../contract/operations';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
+import type { RefusalLog } from '../metrics/refusal-log';
 import type { SessionsService } from '../auth/sessions.service';
 import { adminAuth } from './middleware/admin-auth';
 import { singleHost, type HostAllowList } from './middleware/host-allow-list';
@@ -41,6 +42,8 @@ export interface AppDeps {
   lockout: Lockout;
   sessions: SessionsService;
   health: () => Promise<HealthReport>;
+  /** Issue 40: refused client requests, recorded where problem+json is written. */
+  refusals?: RefusalLog;
   /** `/_metrics`; the app counts its responses into it. */
   metrics: GatewayMetrics;
   /** This gateway's `X-Gateway-Id`: a request carrying it is its own delivery come back (508). */
@@ -122,7 +125,7 @@ export function createApp(deps: AppDeps): Koa {
   const network = deps.network;
   app.use(requestId());
   app.use(countResponses(deps.metrics.responses));
-  app.use(problems(deps.logger));
+  app.use(problems(deps.logger, deps.refusals));
   app.use(refuseWhileStopping());
   app.use(singleHost());
   app.use(refuseOwnDeliveries(deps.gatewayId));

@@ -2,6 +2,7 @@ import type { Status } from '../contract/dto';
 import type { ReaderMetric } from '../services/readers.service';
 import type { DestinationMetrics } from '../delivery/delivery-engine';
 import type { CommitStats } from '../intake/commit/group-commit';
+import type { Counter } from './counter';
 import { renderExposition, type MetricFamily } from './exposition';
 import type { IngestCounters } from './ingest-counters';
 import { ResponseCounters } from './response-counters';
@@ -19,6 +20,8 @@ export interface MetricSources {
   mqtt: () => { clients: number; messages: Readonly<Record<string, number>> };
   /** The most recently heard readers (at most 1,000, SPEC §16). */
   readers: () => Promise<ReaderMetric[]>;
+  /** Refused client requests by route (configured names, '' when the path named none) and code. */
+  refusals?: Counter<'route' | 'code'>;
 }
 
 const gauge = (name: string, help: string, value: number, labels?: Record<string, string>): MetricFamily => ({
@@ -83,6 +86,16 @@ export class GatewayMetrics {
         type: 'counter',
         samples: events.rejected.samples(),
       },
+      ...(this.sources.refusals
+        ? [
+            {
+              name: 'gateway_refused_requests_total',
+              help: 'Client requests refused with a problem answer, by route (empty when the path named no route) and code.',
+              type: 'counter' as const,
+              samples: this.sources.refusals.samples(),
+            },
+          ]
+        : []),
       {
         name: 'gateway_event_processing_errors_total',
         help: 'Failed processing attempts of queued events (storage trouble); each is retried with backoff, then marked failed.',

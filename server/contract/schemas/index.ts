@@ -9,3 +9,4 @@ export * from './activity.schema';
 export * from './backup.schema';
 export * from './destinations.schema';
 export * from './readers.schema';
+export * from './refusals.schema';

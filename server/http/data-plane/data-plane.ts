@@ -90,6 +90,8 @@ function route(deps: DataPlaneDeps): Middleware {
       closeIfBodyPending(ctx);
       throw notFound();
     }
+    // For the refusal log (issue 40): which route a refused request was meant for.
+    ctx.state.route = live.route.name;
     const authenticate = async () => {
       try {
         const credential = credentialFromHeader(ctx.get('Authorization') || undefined);

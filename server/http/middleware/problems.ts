@@ -4,6 +4,7 @@ import type { ErrorCode } from '../../contract/errors';
 import { AppError } from '../../errors';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import type { Logger } from '../../logger';
+import type { RefusalLog } from '../../metrics/refusal-log';
 
 /**
  * The one RFC 9457 problem body of the gateway (SPEC §4): `type`, `title`, `status`, `detail`,
@@ -37,9 +38,32 @@ export const requestMembers = (requestId: string) => ({
   requestId,
 });
 
-/** Writes an AppError as problem+json with its stable `code`. */
-export function sendProblem(ctx: Context, error: AppError): void {
+/**
+ * Whether a refusal at this path belongs in the refusal log: data routes, `/token` and any path a
+ * client got wrong; not the gateway's own underscore paths (admin API, web admin, health,
+ * metrics), whose callers are people at a screen or scrapers rather than readers.
+ */
+const OWN_PATHS = '/GWENDPOINTAPI/_';
+const isClientPath = (path: string): boolean => !path.startsWith(OWN_PATHS);
+
+/**
+ * Writes an AppError as problem+json with its stable `code`, and, given the refusal log, records
+ * who was refused and why (issue 40): the one place every refusal on a data route passes.
+ */
+export function sendProblem(ctx: Context, error: AppError, refusals?: RefusalLog): void {
   const requestId = String(ctx.state.requestId ?? '');
+  if (refusals && isClientPath(ctx.path)) {
+    refusals.record({
+      at: Date.now(),
+      source: ctx.request.ip,
+      method: ctx.method,
+      path: ctx.path,
+      status: error.status,
+      code: error.code,
+      // Set by the data plane once the path matched a configured route.
+      route: typeof ctx.state.route === 'string' ? ctx.state.route : null,
+    });
+  }
   ctx.status = error.status;
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
   ctx.body = problemBody(error.status, error.code, error.message, requestId, {
@@ -86,15 +110,15 @@ function isStream(value: object): boolean {
  * AppErrors (and known HTTP errors) show their message; everything else is logged and answered
  * as a bare 500 `internal_error`, never with a stack.
  */
-export function problems(logger: Logger): Middleware {
+export function problems(logger: Logger, refusals?: RefusalLog): Middleware {
   return async (ctx, next) => {
     try {
       await next();
       serializeBody(ctx);
     } catch (error) {
-      if (error instanceof AppError) return sendProblem(ctx, error);
+      if (error instanceof AppError) return sendProblem(ctx, error, refusals);
       const known = fromHttpError(error as object);
-      if (known) return sendProblem(ctx, known);
+      if (known) return sendProblem(ctx, known, refusals);
       if (isDatabaseUnavailable(error)) {
         logger.warn('database unavailable', {
           requestId: ctx.state.requestId as string,
@@ -105,6 +129,7 @@ export function problems(logger: Logger): Middleware {
           new AppError('database_unavailable', 'The database is unavailable; retry shortly', {
             headers: { 'Retry-After': '5' },
           }),
+          refusals,
         );
       }
       logger.error('request failed', {
@@ -113,7 +138,7 @@ export function problems(logger: Logger): Middleware {
         path: ctx.path,
         error,
       });
-      sendProblem(ctx, new AppError('internal_error', 'The gateway could not complete this request'));
+      sendProblem(ctx, new AppError('internal_error', 'The gateway could not complete this request'), refusals);
     }
   };
 }
