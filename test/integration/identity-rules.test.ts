@@ -324,6 +324,7 @@ describe('settings', () => {
         'mqttPort',
         'mqttsPort',
         'port',
+        'readerSilentAfterSeconds',
         'retentionDays',
         'retentionMaxEvents',
         'tagDedupWindowMs',

@@ -3,7 +3,7 @@ import { createDb } from '../../server/db';
 import { WriteBatch } from '../../server/db/write-batch';
 import type { ProcessContext, StoreItem } from '../../server/events/processor';
 import { PROCESSORS } from '../../server/events/registry';
-import type { TagRead } from '../../server/events/uhf/tag-read';
+import type { UhfBatch } from '../../server/events/uhf/normalize';
 import { createDatabase } from '../helpers/postgres-cluster';
 
 describe('inventory updates across instances on PostgreSQL', () => {
@@ -15,17 +15,21 @@ describe('inventory updates across instances on PostgreSQL', () => {
       const epcs = Array.from({ length: 20 }, (_, i) => `3000000000000000000000${String(i).padStart(2, '0')}`);
       // A zero dedup window counts every read, so each transaction adds one to every EPC.
       const context = { settings: { tagDedupWindowMs: 0 } } as unknown as ProcessContext;
-      const item = (round: number, order: string[]): StoreItem<TagRead[]> => ({
-        prepared: order.map((epc) => ({
-          epc,
-          epcUri: `urn:epc:raw:96.x${epc}`,
-          tid: null,
-          readerId: 'dock',
-          antenna: 1,
-          rssi: -50,
-          readAt: 1_700_000_000_000 + round,
-        })),
-        event: { endpointId: 1 } as StoreItem<TagRead[]>['event'],
+      const item = (round: number, order: string[]): StoreItem<UhfBatch> => ({
+        prepared: {
+          statuses: [],
+          heard: [],
+          reads: order.map((epc) => ({
+            epc,
+            epcUri: `urn:epc:raw:96.x${epc}`,
+            tid: null,
+            readerId: 'dock',
+            antenna: 1,
+            rssi: -50,
+            readAt: 1_700_000_000_000 + round,
+          })),
+        },
+        event: { endpointId: 1 } as StoreItem<UhfBatch>['event'],
         context,
       });
       const processor = PROCESSORS.UHFTagRead;
