@@ -13,9 +13,16 @@ export interface ChildGateway {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs `gateway serve` as a real child process and waits for its "listening" line. */
-export async function startChildGateway(args: string[], env: Record<string, string> = {}): Promise<ChildGateway> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
+/**
+ * Runs `gateway serve` as a real child process and waits for its "listening" line; `nodeArgs`
+ * go to node before the script (`--cpu-prof`, which NODE_OPTIONS does not take).
+ */
+export async function startChildGateway(
+  args: string[],
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<ChildGateway> {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args], {
     env: { ...process.env, GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
