@@ -9,6 +9,7 @@ import { createWriter } from './db/writer';
 import { DeliveryEngine } from './delivery/delivery-engine';
 import { DeliveryLedger } from './delivery/ledger';
 import { Outbox } from './delivery/outbox';
+import { BodyBudget } from './ingest/body-budget';
 import { GroupCommit, sumStats } from './ingest/group-commit';
 import { Housekeeping } from './ingest/housekeeping';
 import { Idempotency } from './ingest/idempotency';
@@ -124,7 +125,8 @@ export async function assembleDataPlane(base: {
         lanes,
         queue: { depth: () => depth.current, limit: () => load.queueBound() },
         dataDir: base.database.kind === 'sqlite' ? dirname(base.database.filename) : null,
-        probe: () => db.knex.raw('select 1'),
+        // The read pool (SQLite): a long flush holds the one writer connection, and the probe must not wait for it.
+        probe: () => db.reads.raw('select 1'),
         fullOutboxes: () => delivery.fullOutboxes(),
         version: VERSION,
         databaseKind: db.kind,
@@ -135,6 +137,7 @@ export async function assembleDataPlane(base: {
     queued,
     snapshots: new ReadRounds(),
     idempotency,
+    bodies: new BodyBudget(),
     worker,
     delivery,
     housekeeping,

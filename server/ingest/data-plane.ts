@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import type { Context, Middleware } from 'koa';
 import { principalName, type CredentialVerifier } from '../auth/credentials';
 import type { Lockout } from '../auth/lockout';
@@ -13,14 +12,15 @@ import { EVENT_ID, newEventId } from '../ids';
 import type { Logger } from '../logger';
 import { eventsRepo } from '../repositories/events.repo';
 import type { SettingsService } from '../services/settings.service';
-import { sha256Hex } from '../secrets';
 import { iso } from '../time';
-import { jsonTooDeep, MAX_JSON_DEPTH } from '../json-depth';
+import { parseRequestJson } from '../events/large-body';
 import { receiptPath, type Answer } from './answers';
 import { authorizeRoute } from './authorize';
+import type { BodyBudget, BodyTicket } from './body-budget';
 import type { Idempotency, IdempotencyScope } from './idempotency';
 import { readIdempotencyKey } from './idempotency';
-import { closeIfBodyPending, isJsonContentType, readBody } from './request-body';
+import { closeIfBodyPending, isJsonContentType } from './request-body';
+import { bodyHash, readBodyText } from './request-text';
 import { routeKey, type LiveRoute, type LiveRoutes } from './route-table';
 import { readSnapshotQuery } from './snapshot-query';
 import type { IngestLoad } from './ingest-load';
@@ -39,6 +39,8 @@ export interface DataPlaneDeps {
   /** GET snapshots: identical ones asked for together share one read. */
   snapshots: ReadRounds;
   idempotency: Idempotency;
+  /** Memory for large bodies in flight. */
+  bodies: BodyBudget;
   /** The load policy: whether the queue takes one more event right now. */
   load: IngestLoad;
   worker: Worker;
@@ -141,21 +143,29 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
     );
   }
   const settings = deps.settings.current();
-  const raw = await readBody(ctx, settings.bodyLimitBytes);
-  const processor = PROCESSORS[live.route.eventType];
-  // Stored exactly as received: bytes that are not UTF-8 would come back as U+FFFD, so they are refused.
-  if (!isUtf8(raw)) throw new AppError('invalid_json', 'The body is not valid JSON: it is not UTF-8');
-  const text = raw.toString('utf8');
-  // Before parsing and before anything is stored (SPEC §13): a deeper document could be stored,
-  // but never validated or answered again.
-  if (jsonTooDeep(text)) {
-    throw new AppError(
-      'invalid_json',
-      `The body is not valid JSON here: it nests deeper than ${MAX_JSON_DEPTH} levels`,
-    );
+  // Large bodies in flight share a memory budget (issue 38.3): one more is refused before it is read.
+  const ticket = deps.bodies.admit(ctx.request.length, settings.bodyLimitBytes);
+  try {
+    await received(ctx, deps, live, principal, settings.bodyLimitBytes, ticket);
+  } finally {
+    ticket.release();
   }
-  const parsed = processor.parseBody(text);
-  if (!parsed.ok) throw new AppError('invalid_json', `The body is not valid JSON: ${parsed.message}`);
+}
+
+/** A POST whose body may be read: read, parse, and process or queue it. */
+async function received(
+  ctx: Context,
+  deps: DataPlaneDeps,
+  live: LiveRoute,
+  principal: string,
+  bodyLimitBytes: number,
+  ticket: BodyTicket,
+): Promise<void> {
+  const text = await readBodyText(ctx, bodyLimitBytes, ticket);
+  const processor = PROCESSORS[live.route.eventType];
+  // Too deep (SPEC §13) or malformed, before anything is stored; a large body in slices (issue 38.3).
+  const parsed = await parseRequestJson(processor, text);
+  if (!parsed.ok) throw new AppError('invalid_json', parsed.message);
   // After authentication and parsing (SPEC §10): a malformed body is a 400 whatever the key.
   const idempotencyKey = readIdempotencyKey(ctx.req.headers['idempotency-key']);
 
@@ -179,7 +189,7 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
         // On a noauth route the caller is known only by its address (SPEC §10).
         principal: principal === 'anonymous' ? `ip:${ctx.request.ip}` : principal,
         key: idempotencyKey,
-        bodyHash: sha256Hex(raw),
+        bodyHash: await bodyHash(text),
       }
     : null;
 
@@ -221,7 +231,7 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
 }
 
 async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: string): Promise<void> {
-  const row = EVENT_ID.test(id) ? await eventsRepo.findById(deps.db.knex, id) : null;
+  const row = EVENT_ID.test(id) ? await eventsRepo.findReceipt(deps.db.knex, id) : null;
   // Another route's receipt is as unknown as a made-up id.
   if (!row || row.route_id !== live.route.id || row.parent_id !== null) {
     throw new AppError('receipt_not_found', 'No submission with this id was received on this route');

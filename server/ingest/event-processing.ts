@@ -2,6 +2,7 @@ import type { EventType, Settings } from '../contract/dto';
 import type { WriteBatch } from '../db/write-batch';
 import type { Outbox, ProcessedEvent } from '../delivery/outbox';
 import type { DeliveryUnit, EventMeta, EventProcessor, ProcessContext, StoreOutcome } from '../events/processor';
+import { validateJson } from '../events/large-body';
 import { PROCESSORS } from '../events/registry';
 import type { Validation } from '../events/types';
 import { eventWrites, type EventInsert, type EventOutcome } from '../repositories/events.repo';
@@ -69,9 +70,13 @@ const storedDocument = (outcome: StoreOutcome, raw: string): DeliveryUnit[] => [
  * input), trying again cannot help. The payload is refused like any invalid one (422 sync,
  * `rejected` async, SPEC §13), never answered 503 or retried.
  */
-function safeValidate(processor: EventProcessor<unknown>, json: unknown, context: ProcessContext): Validation<unknown> {
+async function safeValidate(
+  processor: EventProcessor<unknown>,
+  json: unknown,
+  context: ProcessContext,
+): Promise<Validation<unknown>> {
   try {
-    return processor.validate(json, context);
+    return await validateJson(processor, json, context);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, errors: [{ path: '', message: `The payload could not be processed: ${reason}` }] };
@@ -102,7 +107,7 @@ export class EventProcessing {
   }
 
   /** The event type's validation of a parsed payload, with the context its store needs after. */
-  validate(meta: EventMeta, json: unknown, epcisLenient: boolean) {
+  async validate(meta: EventMeta, json: unknown, epcisLenient: boolean) {
     const settings = this.deps.settings();
     const context: ProcessContext = {
       principal: meta.principal,
@@ -111,7 +116,7 @@ export class EventProcessing {
       route: { epcisLenient },
       settings,
     };
-    return { context, validation: safeValidate(PROCESSORS[meta.eventType], json, context) };
+    return { context, validation: await safeValidate(PROCESSORS[meta.eventType], json, context) };
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { WriteBatch } from '../db/write-batch';
 import type { EventMeta, ProcessContext } from '../events/processor';
+import { storedJson } from '../events/large-body';
 import { PROCESSORS } from '../events/registry';
 import { storeEvents } from '../events/store-events';
 import type { Validation } from '../events/types';
@@ -77,9 +78,9 @@ export class QueuedPath {
    */
   async process(row: EventRow, epcisLenient: boolean, owner: string): Promise<Processed> {
     const meta = metaOf(row);
-    const parsed = PROCESSORS[meta.eventType].parseBody(row.payload);
+    const parsed = storedJson(PROCESSORS[meta.eventType], row.payload);
     const { context, validation } = parsed.ok
-      ? this.processing.validate(meta, parsed.json, epcisLenient)
+      ? await this.processing.validate(meta, parsed.json, epcisLenient)
       : { context: null, validation: { ok: false as const, errors: [{ path: '', message: parsed.message }] } };
     let processed: Processed;
     try {

@@ -39,7 +39,7 @@ export class SyncPath {
 
   async process(submission: Submission): Promise<Answer> {
     const { meta, raw, json, epcisLenient } = submission;
-    const { context, validation } = this.processing.validate(meta, json, epcisLenient);
+    const { context, validation } = await this.processing.validate(meta, json, epcisLenient);
     let answer: Answer;
     if (validation.ok) {
       answer = await this.stores.submit({

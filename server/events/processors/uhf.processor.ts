@@ -17,7 +17,10 @@ import {
   type StoreItem,
   type StoreOutcome,
 } from '../processor';
-import { applyTagReads, dedupKey, normalizeEpcFilter, normalizeTagReads, type DedupState, type TagRead } from '../uhf';
+import { Slices } from '../../slices';
+import { dedupKey, normalizeEpcFilter, normalizeTagReads, type DedupState, type TagRead } from '../uhf';
+import { applyTagReadsInSlices } from '../uhf/inventory';
+import { normalizeLargeTagReads } from '../uhf/normalize';
 import { parseInstant } from './snapshot-support';
 
 const encodeCursor = (lastSeen: number, epc: string): string =>
@@ -108,11 +111,19 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Pro
     if (indexes) indexes.push(i);
     else byEndpoint.set(item.event.endpointId, [i]);
   });
+  // A large body's hundreds of thousands of reads are gone through in slices (issue 38.3).
+  const slices = new Slices();
   // Endpoints in a fixed order, so concurrent batches take their PostgreSQL locks in one order.
   for (const [endpointId, indexes] of [...byEndpoint].sort((a, b) => a[0] - b[0])) {
     const reads = indexes.flatMap((i) => items[i]?.prepared ?? []);
-    const epcs = [...new Set(reads.map((read) => read.epc))];
-    const keys = [...new Set(reads.map((read) => dedupKey(read.epc, read.readerId, read.antenna)))];
+    const epcSet = new Set<string>();
+    const keySet = new Set<string>();
+    await slices.forEach(reads, (read) => {
+      epcSet.add(read.epc);
+      keySet.add(dedupKey(read.epc, read.readerId, read.antenna));
+    });
+    const epcs = [...epcSet];
+    const keys = [...keySet];
     // Reads of one EPC may arrive through several instances at once: load-modify-store under a lock.
     await inventoryRepo.lockEpcs(tx, endpointId, epcs);
     const { inventory, lastCounted } = await inventoryRepo.loadState(tx, endpointId, epcs, keys);
@@ -122,7 +133,7 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Pro
     for (const i of indexes) {
       const item = items[i];
       if (!item) continue;
-      const applied = applyTagReads(item.prepared, state, item.context.settings.tagDedupWindowMs);
+      const applied = await applyTagReadsInSlices(item.prepared, state, item.context.settings.tagDedupWindowMs, slices);
       for (const epc of applied.changedEpcs) changedEpcs.add(epc);
       for (const key of applied.changedKeys) changedKeys.add(key);
       outcomes[i] = { result: { ...applied.summary }, data: null, deliveries: () => countedReads(applied.counted) };
@@ -155,6 +166,7 @@ export const uhfTagReadProcessor: EventProcessor<TagRead[]> = {
   // Zebra readers batch JSON objects back to back with no separator.
   parseBody: parseConcatenatedJson,
   validate: (json, context) => normalizeTagReads(json, context),
+  largeBody: { concatenated: true, validate: normalizeLargeTagReads },
   store: async (tx, reads, event, context) =>
     (await storeTagReads(tx, [{ prepared: reads, event, context }]))[0] ?? emptyOutcome(),
   storeMany: storeTagReads,
