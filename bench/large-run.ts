@@ -1,8 +1,11 @@
 /**
- * `BENCH_LARGE=1 npm run bench` (or `node --import tsx bench/large-run.ts`): each case on a fresh
+ * `BENCH_LARGE=1 npm run bench`: each case on a fresh
  * `gateway serve` child (not pinned: a worker thread may take the other core), one or four bodies
  * of `BENCH_LARGE_MIB` (default 99) MiB of Zebra reads to sync and async UHFTagRead and AllData
- * routes, `/_health` polled every 100 ms. Prints one line per case (see `largeBodyText`).
+ * routes, `/_health` polled every 100 ms. Prints one line per case (see `largeBodyText`), the
+ * RSS figures as multiples of the bodies' size. `BENCH_LARGE_CASES=0,4` picks cases by index,
+ * `BENCH_LARGE_SETTLE_MS` how long RSS is watched after the bodies (default 45 s: V8 gives idle
+ * garbage back after about half a minute), `BENCH_LARGE_PROFILE=<dir>` profiles the gateway.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,7 +77,7 @@ async function runCase(c: LargeCase, body: Buffer): Promise<LargeBodyReport> {
       settled: async () => {
         await admin.waitForDrain();
       },
-      settleMs: Number(process.env.BENCH_LARGE_SETTLE_MS ?? 2000),
+      settleMs: Number(process.env.BENCH_LARGE_SETTLE_MS ?? 45_000),
     });
   } finally {
     gw.process.kill('SIGTERM');
@@ -83,12 +86,14 @@ async function runCase(c: LargeCase, body: Buffer): Promise<LargeBodyReport> {
   }
 }
 
-const mib = Math.min(100, Number(process.env.BENCH_LARGE_MIB ?? 99));
-const only = process.env.BENCH_LARGE_CASES?.split(',').map((s) => s.trim());
-const body = zebraBody(Math.floor(mib * 1024 * 1024), Number(process.env.BENCH_LARGE_TAGS ?? 5000));
-console.log(`large bodies: ${body.length} bytes of Zebra reads each`);
-for (const [i, c] of CASES.entries()) {
-  if (only && !only.includes(String(i))) continue;
-  const report = await runCase(c, body);
-  console.log(largeBodyText(c.label, report));
+export async function largeBodiesMain(): Promise<void> {
+  const mib = Math.min(100, Number(process.env.BENCH_LARGE_MIB ?? 99));
+  const only = process.env.BENCH_LARGE_CASES?.split(',').map((s) => s.trim());
+  const body = zebraBody(Math.floor(mib * 1024 * 1024), Number(process.env.BENCH_LARGE_TAGS ?? 5000));
+  process.stdout.write(`large bodies: ${body.length} bytes of Zebra reads each\n`);
+  for (const [i, c] of CASES.entries()) {
+    if (only && !only.includes(String(i))) continue;
+    const report = await runCase(c, body);
+    process.stdout.write(`${largeBodyText(c.label, report)}\n`);
+  }
 }

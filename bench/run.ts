@@ -2,9 +2,10 @@
  * `npm run bench`: the bare Koa baseline, then the gateway, each in a child process pinned to
  * core 0, loaded by wrk on core 1 (autocannon in this process when wrk is missing: instrument-bound)
  * at the same settings; then the sustained case on a gateway with the default queue cap.
- * `BENCH_GROWTH=1` runs the growth curve instead (see growth.ts). Prints a table of medians, checks that every
- * 2xx became a stored event, judges the issue's targets and writes bench/results/<timestamp>.json
- * and latest.json. A script, not a test: a missed target fails nothing.
+ * `BENCH_GROWTH=1` runs the growth curve instead (see growth.ts), `BENCH_LARGE=1` the large
+ * bodies (large-run.ts). Prints a table of medians, checks that every 2xx became a stored event,
+ * judges the issue's targets and writes bench/results/<timestamp>.json and latest.json. A
+ * script, not a test: a missed target fails nothing.
  *
  * The baseline is measured `repeats` times first, then once more just before each gateway case
  * and once after the last: each case is compared with the baseline around it (see `Reference`).
@@ -19,6 +20,7 @@ import { baselineRun, CASES, gatewayCase, needsOwnGateway, type CaseDef } from '
 import { PROFILE_DIR, ROOT, startBaseline, startGateway, type Child } from './children';
 import { AdminClient, configureGateway, type GatewaySetup } from './gateway-setup';
 import { growthRun, growthText, type GrowthSettings } from './growth';
+import { largeBodiesMain } from './large-run';
 import { medianRun } from './load';
 import { summarize, type Profile } from './profile-summary';
 import { sustainedRun, sustainedText, type SustainedReport } from './sustained';
@@ -264,6 +266,7 @@ async function main(): Promise<void> {
   // This process (the autocannon fallback, and the admin calls) keeps off the server's core.
   pinRunning('generator', process.pid);
   if (growth) return growthMain();
+  if (process.env.BENCH_LARGE === '1') return largeBodiesMain();
   process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]))}\n\n`);
   const baseline = await startBaseline();
   children.add(baseline);
