@@ -36,8 +36,8 @@ export function readBody(ctx: Context, limit: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    // A declared length is read into one buffer as it arrives: no chunks held beside a copy of
-    // them (a 100 MiB body cost twice its size here; issue 38.3). The parser delivers exactly that many bytes.
+    // A declared length is read into one buffer as it arrives: no chunks held beside their copy
+    // (issue 38.3). The HTTP parser delivers exactly that many bytes.
     const whole = declared !== undefined && declared > 0 ? Buffer.allocUnsafe(declared) : null;
     const done = (error: Error | null) => {
       req.off('data', onData);

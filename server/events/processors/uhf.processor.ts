@@ -115,7 +115,9 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<TagRead[]>[]): Pro
   const slices = new Slices();
   // Endpoints in a fixed order, so concurrent batches take their PostgreSQL locks in one order.
   for (const [endpointId, indexes] of [...byEndpoint].sort((a, b) => a[0] - b[0])) {
-    const reads = indexes.flatMap((i) => items[i]?.prepared ?? []);
+    // One event (a large body's reads, say) needs no copy of its reads.
+    const only = indexes.length === 1 ? items[indexes[0]] : undefined;
+    const reads = only ? only.prepared : indexes.flatMap((i) => items[i]?.prepared ?? []);
     const epcSet = new Set<string>();
     const keySet = new Set<string>();
     await slices.forEach(reads, (read) => {
