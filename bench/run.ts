@@ -3,7 +3,8 @@
  * core 0, loaded by wrk on core 1 (autocannon in this process when wrk is missing: instrument-bound)
  * at the same settings; the MQTT case by MQTT publishers on core 1 (mqtt-load.ts), judged against
  * the HTTP async case; then the sustained case on a gateway with the default queue cap.
- * `BENCH_GROWTH=1` runs the growth curve instead (see growth.ts). Prints a table of medians, checks that every
+ * `BENCH_GROWTH=1` runs the growth curve instead (see growth.ts), `BENCH_LARGE=1` the large
+ * bodies (large-run.ts). Prints a table of medians, checks that every
  * 2xx became a stored event, judges the issue's targets and writes bench/results/<timestamp>.json
  * and latest.json. A script, not a test: a missed target fails nothing.
  *
@@ -20,6 +21,7 @@ import { baselineRun, CASES, gatewayCase, needsOwnGateway, type CaseDef } from '
 import { PROFILE_DIR, ROOT, startBaseline, startGateway, type Child } from './children';
 import { AdminClient, configureGateway, type GatewaySetup } from './gateway-setup';
 import { growthRun, growthText, type GrowthSettings } from './growth';
+import { largeBodiesMain } from './large-run';
 import { medianRun } from './load';
 import { summarize, type Profile } from './profile-summary';
 import { sustainedRun, sustainedText, type SustainedReport } from './sustained';
@@ -299,6 +301,7 @@ async function main(): Promise<void> {
   // This process (the autocannon fallback, and the admin calls) keeps off the server's core.
   pinRunning('generator', process.pid);
   if (growth) return growthMain();
+  if (process.env.BENCH_LARGE === '1') return largeBodiesMain();
   if (epcisOnly) {
     process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]))}\n\n`);
     const report = await epcis();

@@ -23,6 +23,7 @@ import { Worker } from './intake/processing/worker';
 import { ReaderTracking } from './intake/processing/reader-tracking';
 import { healthAnswer } from './intake/commit/write-health';
 import { Intake } from './intake/intake';
+import { BodyBudget } from './http/data-plane/body-budget';
 import type { Logger } from './logger';
 import type { SecretBox } from './secret-box';
 import { IngestCounters } from './metrics/ingest-counters';
@@ -168,7 +169,8 @@ export async function assembleDataPlane(base: {
           lanes,
           queue: { depth: () => depth.current, limit: () => load.queueBound() },
           dataDir: base.database.kind === 'sqlite' ? dirname(base.database.filename) : null,
-          probe: () => db.knex.raw('select 1'),
+          // The read pool (SQLite): a long flush holds the one writer connection, and the probe must not wait for it.
+          probe: () => db.reads.raw('select 1'),
           fullOutboxes: () => delivery.fullOutboxes(),
           version: VERSION,
           databaseKind: db.kind,
@@ -181,6 +183,7 @@ export async function assembleDataPlane(base: {
     readers,
     intake,
     snapshots: new ReadRounds(),
+    bodies: new BodyBudget(),
     worker,
     delivery,
     housekeeping,

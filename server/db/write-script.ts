@@ -70,15 +70,22 @@ export function scriptOf(writes: readonly Write[], literal: Literal): string | n
   if (writes.length === 0) return '';
   const statements: string[] = [];
   let length = 0;
+  // A value longer than a script may be is refused before its literal is made: a 100 MiB
+  // payload is not copied into a literal only to be sent through Knex after all (issue 38.3).
+  const bounded: Literal = (value) => {
+    if (typeof value === 'string' && value.length > MAX_SCRIPT_CHARS)
+      throw new RangeError('value too long for a script');
+    return literal(value);
+  };
   for (const write of writes) {
     let sql: string;
     try {
       if ('query' in write) {
         const compiled = write.query.toSQL();
         if (!compiled.sql) continue;
-        sql = inlineBindings(literal, compiled.sql, compiled.bindings);
+        sql = inlineBindings(bounded, compiled.sql, compiled.bindings);
       } else {
-        sql = valuesInsert(literal, write.table, columnsOf(write.rows), write.rows, write.onConflict);
+        sql = valuesInsert(bounded, write.table, columnsOf(write.rows), write.rows, write.onConflict);
       }
     } catch {
       return null;

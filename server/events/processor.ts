@@ -4,6 +4,7 @@ import type { EventType, Page, Transport } from '../contract/dto';
 import type { FieldError } from '../contract/errors';
 import type { WriteBatch } from '../db/write-batch';
 import type { Queryable } from '../repositories/db-types';
+import type { LargeJson } from './large-json';
 import type { BodyParse, ReceiveContext, Validation } from './types';
 import type { ReaderActivity } from './uhf/reader-activity';
 
@@ -92,6 +93,15 @@ export interface EventProcessor<Prepared = unknown> {
   eventType: EventType;
   parseBody(raw: string): BodyParse;
   validate(json: unknown, context: ProcessContext): Validation<Prepared>;
+  /**
+   * Optional: how a large body (events/large-body.ts) is validated a piece at a time, keeping only
+   * what `store` needs. Without it a large body is built whole (in slices) and given to `validate`.
+   */
+  largeBody?: {
+    /** Whether values may follow one another (`parseConcatenatedJson`). */
+    concatenated: boolean;
+    validate(body: LargeJson, context: ProcessContext): Promise<Validation<Prepared>>;
+  };
   /**
    * Reads through `tx.read` (inside the group transaction) and adds its writes to `tx`; the caller
    * sends them. A store must not read rows it added itself (they are not sent yet).

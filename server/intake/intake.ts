@@ -5,10 +5,10 @@ import type { Transport } from '../contract/dto';
 import type { CaptureBehaviour, EventMeta } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
 import { newEventId } from '../ids';
-import { jsonTooDeep, MAX_JSON_DEPTH } from '../json-depth';
+import { parseRequestJson } from '../events/large-body';
 import type { Logger } from '../logger';
-import { sha256Hex } from '../secrets';
 import type { SettingsService } from '../services/settings.service';
+import { bodyHash } from './body-hash';
 import type { IngestLoad } from './commit/ingest-load';
 import type { Idempotency, IdempotencyScope } from './idempotency';
 import type { IntakeOutcome, StoredOutcome } from './outcome';
@@ -35,7 +35,8 @@ export interface SubmissionSource {
 export interface SubmissionInput {
   route: LiveRoute;
   principal: Principal;
-  raw: Buffer;
+  /** As received: bytes (checked to be UTF-8 here), or text a transport already decoded from UTF-8. */
+  raw: Buffer | string;
   source: SubmissionSource;
   /** 1–255 characters; a repeat within 24 h by the same principal replays the first outcome (SPEC §4). */
   idempotencyKey?: string;
@@ -72,19 +73,17 @@ export class Intake {
   async submit(input: SubmissionInput): Promise<IntakeOutcome> {
     const { route: live, raw } = input;
     const limit = this.deps.settings.current().bodyLimitBytes;
-    if (raw.length > limit) {
+    const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
+    if (size > limit) {
       return { kind: 'invalid', code: 'payload_too_large', message: `The body exceeds ${limit} bytes` };
     }
     // Stored exactly as received: bytes that are not UTF-8 would come back as U+FFFD, so they are refused.
-    if (!isUtf8(raw)) return invalidJson('The body is not valid JSON: it is not UTF-8');
-    const text = raw.toString('utf8');
-    // Before parsing and before anything is stored (SPEC §13): a deeper document could be stored,
-    // but never validated or answered again.
-    if (jsonTooDeep(text)) {
-      return invalidJson(`The body is not valid JSON here: it nests deeper than ${MAX_JSON_DEPTH} levels`);
-    }
-    const parsed = PROCESSORS[live.route.eventType].parseBody(text);
-    if (!parsed.ok) return invalidJson(`The body is not valid JSON: ${parsed.message}`);
+    if (typeof raw !== 'string' && !isUtf8(raw)) return invalidJson('The body is not valid JSON: it is not UTF-8');
+    const text = typeof raw === 'string' ? raw : raw.toString('utf8');
+    // Too deep (SPEC §13) or malformed, before anything is stored; a large body in slices that
+    // yield the event loop (issue 38.3).
+    const parsed = await parseRequestJson(PROCESSORS[live.route.eventType], text);
+    if (!parsed.ok) return invalidJson(parsed.message);
     // After the body (SPEC §10): a malformed body is refused as such whatever the key.
     const key = input.idempotencyKey;
     if (key !== undefined && (key.length === 0 || key.length > 255)) {
@@ -121,7 +120,7 @@ export class Intake {
             // On a noauth route the caller is known only by its address (SPEC §10).
             principal: principal === 'anonymous' ? `ip:${input.source.ip}` : principal,
             key,
-            bodyHash: sha256Hex(raw),
+            bodyHash: await bodyHash(text),
           }
         : null;
     const submission: Submission = {

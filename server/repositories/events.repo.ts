@@ -39,6 +39,22 @@ export interface EventRow {
   next_attempt_at: number;
 }
 
+/** The columns a receipt reads (`findReceipt`). */
+const RECEIPT_COLUMNS = [
+  'id',
+  'route_id',
+  'parent_id',
+  'event_type',
+  'status',
+  'received_at',
+  'processed_at',
+  'result',
+  'errors',
+  'warnings',
+] as const satisfies readonly (keyof EventRow)[];
+
+export type EventReceiptRow = Pick<EventRow, (typeof RECEIPT_COLUMNS)[number]>;
+
 /** Undo dialect differences (bigint strings from PostgreSQL). */
 export function normalizeEventRow(row: EventRow): EventRow {
   return {
@@ -165,6 +181,15 @@ const withinBudget = (maxBytes: number): string =>
   ` WHERE n = 1 OR upto <= ${String(maxBytes)}`;
 
 /**
+ * Payloads longer than this (bytes) do not travel inside the SQLite claim's JSON text (issue
+ * 38.3): there every quote is escaped, SQLite grows the text by doubling, node-sqlite3 copies it
+ * and `JSON.parse` copies it again, several times the payload in memory and a long turn of the
+ * main thread to parse. Such a payload is read as a plain column instead.
+ */
+const JSON_CLAIM_MAX_PAYLOAD = 1024 * 1024;
+const PAYLOAD_SQL = 'SELECT payload FROM events WHERE id = ?';
+
+/**
  * `dueQueued`'s statement; bindings: now, now. The bounds are written into the text (one statement
  * per claim size): a bound LIMIT would make SQLite compile the statement again at every claim.
  * The condition is `dueEvents`' (PostgreSQL's claim), written out for a kept statement.
@@ -174,8 +199,14 @@ const dueQueuedSql = (claim: Claim): string => {
   const due =
     `SELECT id, octet_length(payload) AS bytes FROM events WHERE status = 'queued' AND next_attempt_at <= ?` +
     ` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id LIMIT ${String(claim.limit)}`;
+  // A large payload is left out of the JSON (NULL: a payload is never NULL) and read on its own.
+  const columns = QUEUED_SHAPE.columns.map((column) =>
+    column === 'payload'
+      ? `iif(octet_length(payload) > ${String(JSON_CLAIM_MAX_PAYLOAD)}, NULL, payload) AS payload`
+      : column,
+  );
   const rows = jsonRowsSql(
-    `SELECT ${QUEUED_SHAPE.columns.join(', ')} FROM events WHERE id IN (${withinBudget(claim.maxBytes)})`,
+    `SELECT ${columns.join(', ')} FROM events WHERE id IN (${withinBudget(claim.maxBytes)})`,
     QUEUED_SHAPE,
   );
   // One row: the claimed events as JSON, and how many were due (more than claimed: cut by bytes).
@@ -186,6 +217,23 @@ export const eventsRepo = {
   async findById(db: Queryable, id: string): Promise<EventRow | null> {
     const row = (await db('events').where({ id }).first()) as EventRow | undefined;
     return row ? normalizeEventRow(row) : null;
+  },
+
+  /**
+   * What a receipt shows of an event: everything but its payload and normalized data, which a
+   * client polling the receipt of a 100 MiB submission would otherwise have read each time
+   * (issue 38.3).
+   */
+  async findReceipt(db: Queryable, id: string): Promise<EventReceiptRow | null> {
+    const row = (await db('events').select(RECEIPT_COLUMNS).where({ id }).first()) as EventReceiptRow | undefined;
+    return row
+      ? {
+          ...row,
+          route_id: numOrNull(row.route_id),
+          received_at: num(row.received_at),
+          processed_at: numOrNull(row.processed_at),
+        }
+      : null;
   },
 
   /** Newest first, for the admin inspector. */
@@ -226,10 +274,24 @@ export const eventsRepo = {
    * values in: half the CPU of node-sqlite3 building every row's object (docs/decisions.md).
    */
   async dueQueued(reads: Queryable, claim: Claim): Promise<ClaimedBatch> {
-    const [result] = await withSqliteConnection(reads, (connection) =>
-      allPrepared<{ rows: string; due_count: number }>(connection, dueQueuedSql(claim), [claim.now, claim.now]),
-    );
-    const rows = (JSON.parse(result?.rows ?? '[]') as unknown[][]).map(queuedRow);
+    const { result, rows } = await withSqliteConnection(reads, async (connection) => {
+      const [result] = await allPrepared<{ rows: string; due_count: number }>(connection, dueQueuedSql(claim), [
+        claim.now,
+        claim.now,
+      ]);
+      const rows: EventRow[] = [];
+      for (const row of (JSON.parse(result?.rows ?? '[]') as unknown[][]).map(queuedRow)) {
+        // Left out of the JSON for its size: read on its own, on the same connection (an event
+        // gone meanwhile stays out of the batch).
+        if ((row.payload as string | null) === null) {
+          const [stored] = await allPrepared<{ payload: string }>(connection, PAYLOAD_SQL, [row.id]);
+          if (!stored) continue;
+          row.payload = stored.payload;
+        }
+        rows.push(row);
+      }
+      return { result, rows };
+    });
     // json_group_array promises no order; the worker applies a batch oldest first.
     rows.sort(oldestFirst);
     return { rows, cut: (result?.due_count ?? 0) > rows.length };

@@ -16,13 +16,24 @@ export interface ChildGateway {
 /**
  * Runs `gateway serve` as a real child process and waits for its "listening" line. `umask` (octal
  * text, e.g. '022') runs it under that umask, through the shell, as a service manager would.
+ * `nodeArgs` go to node before the script (`--cpu-prof`, which NODE_OPTIONS does not take).
  */
 export async function startChildGateway(
   args: string[],
   env: Record<string, string> = {},
-  options: { umask?: string } = {},
+  options: { umask?: string; nodeArgs?: string[] } = {},
 ): Promise<ChildGateway> {
-  const command = [process.execPath, BIN, 'serve', '--port', '0', '--host', '127.0.0.1', ...args];
+  const command = [
+    process.execPath,
+    ...(options.nodeArgs ?? []),
+    BIN,
+    'serve',
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    ...args,
+  ];
   const [file, argv] = options.umask
     ? ['/bin/sh', ['-c', `umask ${options.umask} && exec "$@"`, 'sh', ...command]]
     : [process.execPath, command.slice(1)];

@@ -17,8 +17,8 @@ import {
   type StoreItem,
   type StoreOutcome,
 } from '../processor';
+import { Slices } from '../../slices';
 import {
-  applyTagReads,
   dedupKey,
   normalizeEpcFilter,
   normalizeUhfBody,
@@ -27,6 +27,8 @@ import {
   type TagRead,
   type UhfBatch,
 } from '../uhf';
+import { applyTagReadsInSlices } from '../uhf/inventory';
+import { normalizeLargeUhfBody } from '../uhf/normalize';
 import { parseInstant } from './snapshot-support';
 
 const encodeCursor = (lastSeen: number, epc: string): string =>
@@ -128,12 +130,22 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<UhfBatch>[]): Prom
     if (indexes) indexes.push(i);
     else byEndpoint.set(item.event.endpointId, [i]);
   });
+  // A large body's hundreds of thousands of reads are gone through in slices (issue 38.3).
+  const slices = new Slices();
   // Endpoints in a fixed order, so concurrent batches take their PostgreSQL locks in one order.
   for (const [endpointId, indexes] of [...byEndpoint].sort((a, b) => a[0] - b[0])) {
-    const reads = indexes.flatMap((i) => items[i]?.prepared.reads ?? []);
+    // One event (a large body's reads, say) needs no copy of its reads.
+    const only = indexes.length === 1 ? items[indexes[0]] : undefined;
+    const reads = only ? only.prepared.reads : indexes.flatMap((i) => items[i]?.prepared.reads ?? []);
     if (reads.length === 0) continue;
-    const epcs = [...new Set(reads.map((read) => read.epc))];
-    const keys = [...new Set(reads.map((read) => dedupKey(read.epc, read.readerId, read.antenna)))];
+    const epcSet = new Set<string>();
+    const keySet = new Set<string>();
+    await slices.forEach(reads, (read) => {
+      epcSet.add(read.epc);
+      keySet.add(dedupKey(read.epc, read.readerId, read.antenna));
+    });
+    const epcs = [...epcSet];
+    const keys = [...keySet];
     // Reads of one EPC may arrive through several instances at once: load-modify-store under a lock.
     await inventoryRepo.lockEpcs(tx, endpointId, epcs);
     const { inventory, lastCounted } = await inventoryRepo.loadState(tx, endpointId, epcs, keys);
@@ -146,8 +158,12 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<UhfBatch>[]): Prom
       const { reads: itemReads, statuses, heard } = item.prepared;
       if (itemReads.length === 0) continue;
       const readers = new ReaderActivities();
-      const applied = applyTagReads(itemReads, state, item.context.settings.tagDedupWindowMs, (read, counted) =>
-        readers.read(read, counted),
+      const applied = await applyTagReadsInSlices(
+        itemReads,
+        state,
+        item.context.settings.tagDedupWindowMs,
+        slices,
+        (read, counted) => readers.read(read, counted),
       );
       for (const status of statuses) readers.status(status);
       for (const readerId of heard) readers.heard(readerId);
@@ -188,6 +204,7 @@ export const uhfTagReadProcessor: EventProcessor<UhfBatch> = {
   // Zebra readers batch JSON objects back to back with no separator.
   parseBody: parseConcatenatedJson,
   validate: (json, context) => normalizeUhfBody(json, context),
+  largeBody: { concatenated: true, validate: normalizeLargeUhfBody },
   store: async (tx, reads, event, context) =>
     (await storeTagReads(tx, [{ prepared: reads, event, context }]))[0] ?? emptyOutcome(),
   storeMany: storeTagReads,

@@ -1,4 +1,5 @@
 import type { InventoryRow } from '../../repositories/inventory.repo';
+import type { Slices } from '../../slices';
 import type { TagRead } from './tag-read';
 
 /** What dedup needs from storage. The caller loads it, `applyTagReads` mutates it. */
@@ -26,7 +27,21 @@ export interface ApplyResult {
   changedKeys: Set<string>;
   /** The reads that counted (were not suppressed), in body order. */
   counted: TagRead[];
+  /** The batch's distinct EPCs (`summary.uniqueEpcs` counts them). */
+  epcs: Set<string>;
 }
+
+/** Told of each read as it is applied, and whether it counted. */
+export type ReadObserver = (read: TagRead, counted: boolean) => void;
+
+/** A result with nothing applied yet, for `applyTagReads` to add to. */
+export const emptyApplyResult = (): ApplyResult => ({
+  summary: { reads: 0, uniqueEpcs: 0, duplicatesSuppressed: 0 },
+  changedEpcs: new Set(),
+  changedKeys: new Set(),
+  counted: [],
+  epcs: new Set(),
+});
 
 /**
  * The dedup key of a reader antenna seeing an EPC. JSON keeps it unambiguous whatever the
@@ -46,27 +61,26 @@ export function dedupKey(epc: string, readerId: string, antenna: number | null):
  * - readCount counts counted reads; firstSeen/lastSeen are the min/max read times of all reads;
  * - readerId/antenna/rssi follow the read with the latest read time, counted or suppressed
  *   (on a tie the later-processed read wins); tid follows any read that carries one.
+ *
+ * With `into`, the reads are added to a result begun by earlier calls (a batch applied in parts
+ * is the batch applied at once: `applyTagReadsInSlices`).
  */
 export function applyTagReads(
-  reads: TagRead[],
+  reads: readonly TagRead[],
   state: DedupState,
   windowMs: number,
+  into: ApplyResult = emptyApplyResult(),
   /** Told of each read and whether it counted (the readers' records, SPEC §16). */
-  observe?: (read: TagRead, counted: boolean) => void,
+  observe?: ReadObserver,
 ): ApplyResult {
-  const changedEpcs = new Set<string>();
-  const changedKeys = new Set<string>();
-  const batchEpcs = new Set<string>();
-  const counted: TagRead[] = [];
-  let duplicatesSuppressed = 0;
-
+  const { changedEpcs, changedKeys, counted, epcs, summary } = into;
   for (const read of reads) {
-    batchEpcs.add(read.epc);
+    epcs.add(read.epc);
     const key = dedupKey(read.epc, read.readerId, read.antenna);
     const reference = state.lastCounted.get(key);
     const suppressed = reference !== undefined && Math.abs(read.readAt - reference) < windowMs;
     if (suppressed) {
-      duplicatesSuppressed++;
+      summary.duplicatesSuppressed++;
     } else {
       counted.push(read);
       if (reference === undefined || read.readAt > reference) {
@@ -77,13 +91,29 @@ export function applyTagReads(
     if (updateInventory(state.inventory, read, !suppressed)) changedEpcs.add(read.epc);
     observe?.(read, !suppressed);
   }
+  summary.reads += reads.length;
+  summary.uniqueEpcs = epcs.size;
+  return into;
+}
 
-  return {
-    summary: { reads: reads.length, uniqueEpcs: batchEpcs.size, duplicatesSuppressed },
-    changedEpcs,
-    changedKeys,
-    counted,
-  };
+/** Reads applied per slice by `applyTagReadsInSlices`. */
+const READS_PER_SLICE = 4096;
+
+/** `applyTagReads` in slices that yield to the event loop between them (a large body's reads, issue 38.3). */
+export async function applyTagReadsInSlices(
+  reads: readonly TagRead[],
+  state: DedupState,
+  windowMs: number,
+  slices: Slices,
+  observe?: ReadObserver,
+): Promise<ApplyResult> {
+  if (reads.length <= READS_PER_SLICE) return applyTagReads(reads, state, windowMs, emptyApplyResult(), observe);
+  const result = emptyApplyResult();
+  for (let from = 0; from < reads.length; from += READS_PER_SLICE) {
+    if (slices.spent) await slices.yieldTurn();
+    applyTagReads(reads.slice(from, from + READS_PER_SLICE), state, windowMs, result, observe);
+  }
+  return result;
 }
 
 /** Folds one read into its EPC's entry; true when the entry was created or changed. */

@@ -15,7 +15,8 @@ import { credentialFromHeader } from '../authorization-header';
 import { answerOf } from './answers';
 import type { DataPlaneDeps } from './deps';
 import { epcisRepository, servesEpcisPath, type EpcisPath } from './epcis-repository';
-import { closeIfBodyPending, isJsonContentType, readBody } from './request-body';
+import { closeIfBodyPending, isJsonContentType } from './request-body';
+import { readBodyText } from './request-text';
 import { readSnapshotQuery } from './snapshot-query';
 import { characterCount } from '../../validation';
 
@@ -124,23 +125,32 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
     );
   }
   const readerId = readerIdParameter(ctx);
-  const raw = await readBody(ctx, deps.settings.current().bodyLimitBytes);
-  // As Node gives it: repeated headers joined by `, ` (the intake checks its length).
-  const header = ctx.req.headers['idempotency-key'];
-  const idempotencyKey = Array.isArray(header) ? header.join(', ') : header;
-  const outcome = await deps.intake.submit({
-    route: live,
-    principal,
-    raw,
-    source: {
-      transport: 'http',
-      ip: ctx.request.ip,
-      requestId: String(ctx.state.requestId),
-      topic: null,
-      ...(readerId === undefined ? {} : { readerId }),
-    },
-    idempotencyKey,
-  });
+  const limit = deps.settings.current().bodyLimitBytes;
+  // Large bodies in flight share a memory budget (issue 38.3): one more is refused before it is read.
+  const ticket = deps.bodies.admit(ctx.request.length, limit);
+  let outcome;
+  try {
+    // Decoded at once: the bytes are not kept beside their text while the intake works (issue 38.3).
+    const raw = await readBodyText(ctx, limit, ticket);
+    // As Node gives it: repeated headers joined by `, ` (the intake checks its length).
+    const header = ctx.req.headers['idempotency-key'];
+    const idempotencyKey = Array.isArray(header) ? header.join(', ') : header;
+    outcome = await deps.intake.submit({
+      route: live,
+      principal,
+      raw,
+      source: {
+        transport: 'http',
+        ip: ctx.request.ip,
+        requestId: String(ctx.state.requestId),
+        topic: null,
+        ...(readerId === undefined ? {} : { readerId }),
+      },
+      idempotencyKey,
+    });
+  } finally {
+    ticket.release();
+  }
   const answer = answerOf(outcome, live);
   if (answer instanceof AppError) throw answer;
   ctx.status = answer.status;
@@ -162,7 +172,7 @@ function readerIdParameter(ctx: Context): string | undefined {
 }
 
 async function receipt(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, id: string): Promise<void> {
-  const row = EVENT_ID.test(id) ? await eventsRepo.findById(deps.db.knex, id) : null;
+  const row = EVENT_ID.test(id) ? await eventsRepo.findReceipt(deps.db.knex, id) : null;
   // Another route's receipt is as unknown as a made-up id.
   if (!row || row.route_id !== live.route.id || row.parent_id !== null) {
     throw new AppError('receipt_not_found', 'No submission with this id was received on this route');

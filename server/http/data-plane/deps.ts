@@ -6,6 +6,7 @@ import type { Intake } from '../../intake/intake';
 import type { LiveRoutes } from '../../intake/route-table';
 import type { Logger } from '../../logger';
 import type { SettingsService } from '../../services/settings.service';
+import type { BodyBudget } from './body-budget';
 
 /** What the HTTP data plane and its EPCIS paths are built from. */
 export interface DataPlaneDeps {
@@ -18,5 +19,7 @@ export interface DataPlaneDeps {
   intake: Intake;
   /** GET snapshots: identical ones asked for together share one read. */
   snapshots: ReadRounds;
+  /** Memory for large bodies in flight (issue 38.3). */
+  bodies: BodyBudget;
   logger: Logger;
 }

@@ -36,19 +36,25 @@ export function readBody(ctx: Context, limit: number): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    // A declared length is read into one buffer as it arrives: no chunks held beside their copy
+    // (issue 38.3). The HTTP parser delivers exactly that many bytes.
+    const whole = declared !== undefined && declared > 0 ? Buffer.allocUnsafe(declared) : null;
     const done = (error: Error | null) => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('close', onClose);
       if (error) reject(error);
-      else resolve(Buffer.concat(chunks, size));
+      else resolve(whole ? whole.subarray(0, size) : Buffer.concat(chunks, size));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
         req.pause();
         done(tooLarge());
+      } else if (whole) {
+        if (size > whole.length) done(incomplete());
+        else chunk.copy(whole, size - chunk.length);
       } else chunks.push(chunk);
     };
     const onEnd = () => done(null);

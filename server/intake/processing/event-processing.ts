@@ -8,6 +8,7 @@ import { eventWrites, type EventInsert, type EventOutcome } from '../../reposito
 import { idempotencyRepo, type IdempotencyInsert } from '../../repositories/idempotency.repo';
 import type { StoredOutcome } from '../outcome';
 import type { ReaderTracking } from './reader-tracking';
+import { validateJson } from '../../events/large-body';
 
 /** A submission the intake has read and parsed, on its way to the sync or the queued path. */
 export interface Submission {
@@ -74,9 +75,13 @@ const storedDocument = (outcome: StoreOutcome, raw: string): DeliveryUnit[] => [
  * input), trying again cannot help. The payload is refused like any invalid one (422 sync,
  * `rejected` async, SPEC §13), never answered 503 or retried.
  */
-function safeValidate(processor: EventProcessor<unknown>, json: unknown, context: ProcessContext): Validation<unknown> {
+async function safeValidate(
+  processor: EventProcessor<unknown>,
+  json: unknown,
+  context: ProcessContext,
+): Promise<Validation<unknown>> {
   try {
-    return processor.validate(json, context);
+    return await validateJson(processor, json, context);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, errors: [{ path: '', message: `The payload could not be processed: ${reason}` }] };
@@ -109,7 +114,7 @@ export class EventProcessing {
   }
 
   /** The event type's validation of a parsed payload, with the context its store needs after. */
-  validate(meta: EventMeta, json: unknown, epcisLenient: boolean) {
+  async validate(meta: EventMeta, json: unknown, epcisLenient: boolean) {
     const settings = this.deps.settings();
     const context: ProcessContext = {
       principal: meta.principal,
@@ -121,7 +126,7 @@ export class EventProcessing {
       processingAt: this.deps.now(),
       ...(meta.capture ? { capture: meta.capture } : {}),
     };
-    return { context, validation: safeValidate(PROCESSORS[meta.eventType], json, context) };
+    return { context, validation: await safeValidate(PROCESSORS[meta.eventType], json, context) };
   }
 
   /**

@@ -6,6 +6,7 @@ import type { Validation } from '../../events/types';
 import { eventWrites, type EventOutcome, type EventRow } from '../../repositories/events.repo';
 import type { QueuedOutcome } from '../outcome';
 import { storeBatcher, type CommitBatcher, type ItemOutcome } from '../commit/batcher';
+import { storedJson } from '../../events/large-body';
 import { ackRows, eventRow, type EventProcessing, type Submission } from './event-processing';
 import type { CommitLanes } from '../commit/group-commit';
 import type { IngestLoad } from '../commit/ingest-load';
@@ -91,9 +92,9 @@ export class QueuedPath {
    */
   async process(row: EventRow, epcisLenient: boolean, owner: string): Promise<Processed> {
     const meta = metaOf(row);
-    const parsed = PROCESSORS[meta.eventType].parseBody(row.payload);
+    const parsed = storedJson(PROCESSORS[meta.eventType], row.payload);
     const { context, validation } = parsed.ok
-      ? this.processing.validate(meta, parsed.json, epcisLenient)
+      ? await this.processing.validate(meta, parsed.json, epcisLenient)
       : { context: null, validation: { ok: false as const, errors: [{ path: '', message: parsed.message }] } };
     let processed: Processed;
     try {

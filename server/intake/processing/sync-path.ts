@@ -44,7 +44,7 @@ export class SyncPath {
 
   async process(submission: Submission): Promise<ProcessedOutcome | RejectedOutcome> {
     const { meta, raw, json, epcisLenient } = submission;
-    const { context, validation } = this.processing.validate(meta, json, epcisLenient);
+    const { context, validation } = await this.processing.validate(meta, json, epcisLenient);
     let outcome: ProcessedOutcome | RejectedOutcome;
     if (validation.ok) {
       outcome = await this.stores.submit({
