@@ -33,7 +33,7 @@ describe('web admin: event inspector', { timeout: 120_000 }, () => {
       headers: { 'content-type': 'application/json' },
       body,
     });
-  const eventRows = () => rig.page.locator('tbody tr');
+  const eventRows = () => rig.page.locator('.events-table tbody tr');
   const detail = () => rig.page.getByRole('region', { name: /^Event / });
   const rowOf = (text: string) => rig.page.getByRole('row').filter({ hasText: text });
   /** The Events screen at a width where the phone menu may hide the navigation. */
@@ -118,7 +118,7 @@ describe('web admin: event inspector', { timeout: 120_000 }, () => {
     const wrap = page.locator('.events-table-wrap');
     const wrapBox = await wrap.boundingBox();
     expect(wrapBox).not.toBeNull();
-    const headers = page.getByRole('columnheader');
+    const headers = page.locator('.events-table').getByRole('columnheader');
     expect(await headers.count()).toBe(COLUMNS.length);
     for (const [i, name] of COLUMNS.entries()) {
       const header = headers.nth(i);

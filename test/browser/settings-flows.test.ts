@@ -273,7 +273,7 @@ describe('web admin: settings flows', { timeout: 120_000 }, () => {
 
     await page.getByLabel('Route', { exact: true }).selectOption('docs');
     // Polled from here through the protocol: a string predicate would be eval'd in the page, which its CSP forbids.
-    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    await expect.poll(() => page.locator('.events-table tbody tr').count()).toBe(1);
     expect(await rows.first().textContent()).toContain('docs');
     await rows
       .first()
