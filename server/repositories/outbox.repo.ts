@@ -209,7 +209,11 @@ export const outboxRepo = {
       next.readyBefore,
     ]);
     const rows = await writes.read<Omit<ItemRow, 'data'> & { data: string | null; others_open: unknown }>(
-      sql.queryBuilder().from(page.as('page')).select(...ITEM_COLUMNS, data, open.as('others_open')).orderBy('seq'),
+      sql
+        .queryBuilder()
+        .from(page.as('page'))
+        .select(...ITEM_COLUMNS, data, open.as('others_open'))
+        .orderBy('seq'),
     );
     const first = rows[0];
     if (!first || first.data === null)
