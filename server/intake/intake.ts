@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { principalName, type Principal } from '../auth/credentials';
 import { isStorageError } from '../db/unavailable';
 import type { Transport } from '../contract/dto';
@@ -9,6 +8,7 @@ import { parseRequestJson } from '../events/large-body';
 import type { Logger } from '../logger';
 import type { SettingsService } from '../services/settings.service';
 import { bodyHash } from './body-hash';
+import { NOT_UTF8, utf8Text } from './body-text';
 import type { IngestLoad } from './commit/ingest-load';
 import type { Idempotency, IdempotencyScope } from './idempotency';
 import type { IntakeOutcome, StoredOutcome } from './outcome';
@@ -35,7 +35,11 @@ export interface SubmissionSource {
 export interface SubmissionInput {
   route: LiveRoute;
   principal: Principal;
-  /** As received: bytes (checked to be UTF-8 here), or text a transport already decoded from UTF-8. */
+  /**
+   * As received: bytes (the size limit and UTF-8 are checked here), or text a transport decoded
+   * with `utf8Text` from bytes it read under `bodyLimitBytes` (HTTP: so a large body's bytes are
+   * not kept beside their text).
+   */
   raw: Buffer | string;
   source: SubmissionSource;
   /** 1–255 characters; a repeat within 24 h by the same principal replays the first outcome (SPEC §4). */
@@ -44,7 +48,15 @@ export interface SubmissionInput {
   queued?: boolean;
   /** An EPCIS capture (SPEC §17): kept with the submission, read by the EpcisObject processor. */
   capture?: CaptureBehaviour;
+  /**
+   * How long a queued submission may wait for room when the queue is full before it is answered
+   * `overloaded` (0: at once). It is parsed once, whatever the wait.
+   */
+  waitForRoomMs?: number;
 }
+
+/** How often a submission waiting for room asks the load policy again. */
+const ROOM_POLL_MS = 50;
 
 /** Seconds a client is asked to wait when the database cannot take a submission now. */
 const UNAVAILABLE_RETRY_SECONDS = 5;
@@ -72,14 +84,17 @@ export class Intake {
 
   async submit(input: SubmissionInput): Promise<IntakeOutcome> {
     const { route: live, raw } = input;
-    const limit = this.deps.settings.current().bodyLimitBytes;
-    const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
-    if (size > limit) {
-      return { kind: 'invalid', code: 'payload_too_large', message: `The body exceeds ${limit} bytes` };
+    let text: string;
+    if (typeof raw === 'string') text = raw;
+    else {
+      const limit = this.deps.settings.current().bodyLimitBytes;
+      if (raw.length > limit) {
+        return { kind: 'invalid', code: 'payload_too_large', message: `The body exceeds ${limit} bytes` };
+      }
+      const decoded = utf8Text(raw);
+      if (decoded === null) return invalidJson(NOT_UTF8);
+      text = decoded;
     }
-    // Stored exactly as received: bytes that are not UTF-8 would come back as U+FFFD, so they are refused.
-    if (typeof raw !== 'string' && !isUtf8(raw)) return invalidJson('The body is not valid JSON: it is not UTF-8');
-    const text = typeof raw === 'string' ? raw : raw.toString('utf8');
     // Too deep (SPEC §13) or malformed, before anything is stored; a large body in slices that
     // yield the event loop (issue 38.3).
     const parsed = await parseRequestJson(PROCESSORS[live.route.eventType], text);
@@ -130,11 +145,17 @@ export class Intake {
       epcisLenient: live.route.epcisLenient,
       idempotency: scope ? (outcome: StoredOutcome) => this.deps.idempotency.record(scope, outcome) : undefined,
     };
-    const run = () => this.store(submission, input.queued === true || live.route.async, scope);
+    const run = () =>
+      this.store(submission, input.queued === true || live.route.async, scope, input.waitForRoomMs ?? 0);
     return scope ? this.deps.idempotency.guard(scope, run) : run();
   }
 
-  private async store(submission: Submission, async: boolean, scope: IdempotencyScope | null): Promise<IntakeOutcome> {
+  private async store(
+    submission: Submission,
+    async: boolean,
+    scope: IdempotencyScope | null,
+    waitForRoomMs: number,
+  ): Promise<IntakeOutcome> {
     if (scope) {
       const first = await this.deps.idempotency.replay(scope);
       if (first === 'reused') {
@@ -147,7 +168,11 @@ export class Intake {
       if (first) return { kind: 'replayed', first };
     }
     if (!async) return this.deps.sync.process(submission).catch((error: unknown) => this.unavailable(error));
-    const admission = this.deps.load.admitQueued();
+    let admission = this.deps.load.admitQueued();
+    for (let waited = 0; !admission.admitted && waited < waitForRoomMs; waited += ROOM_POLL_MS) {
+      await new Promise((resolve) => setTimeout(resolve, ROOM_POLL_MS));
+      admission = this.deps.load.admitQueued();
+    }
     if (!admission.admitted) return { kind: 'overloaded', retryAfterSeconds: admission.retryAfterSeconds };
     try {
       const outcome = await this.deps.queued.enqueue(submission);

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Client, PublishPacket } from 'aedes';
 import { plainAddress } from '../address-ranges';
 import type { Credential, Principal } from '../auth/credentials';
 import { AppError } from '../errors';
+import { sha256Hex } from '../secrets';
 import { authenticateClient, mayStillSubmit, type AuthDeps } from '../intake/authorize';
 import type { Intake } from '../intake/intake';
 import type { IntakeOutcome } from '../intake/outcome';
@@ -30,7 +30,6 @@ const DUPLICATE_WINDOW_MS = 10 * 60 * 1000;
  * request waiting for the writer (SPEC §13).
  */
 const OVERLOAD_WAIT_MS = 2_000;
-const OVERLOAD_POLL_MS = 50;
 
 /** Remembered committed messages, across clients: past this the oldest are forgotten first. */
 const MAX_REMEMBERED = 200_000;
@@ -125,7 +124,7 @@ export class MqttPublications {
     }
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
     const key = packet.qos > 0 ? `${client.id}\u0000${String(packet.messageId)}` : null;
-    const hash = key ? createHash('sha256').update(payload).digest('base64') : '';
+    const hash = key ? sha256Hex(payload) : '';
     if (key && packet.dup) {
       const running = this.storing.get(key);
       if (running?.hash === hash) return running.stored;
@@ -150,7 +149,7 @@ export class MqttPublications {
     topic: string,
     payload: Buffer,
   ): Promise<void> {
-    const submission = {
+    const outcome = await this.deps.intake.submit({
       route: live,
       principal: session.principal,
       raw: payload,
@@ -161,13 +160,9 @@ export class MqttPublications {
         topic,
         readerId: client.id,
       },
-    };
-    let outcome = await this.deps.intake.submit(submission);
-    // A full queue stored nothing: wait for room, PUBACK held, before giving up on the connection.
-    for (let waited = 0; outcome.kind === 'overloaded' && waited < OVERLOAD_WAIT_MS; waited += OVERLOAD_POLL_MS) {
-      await new Promise((resolve) => setTimeout(resolve, OVERLOAD_POLL_MS));
-      outcome = await this.deps.intake.submit(submission);
-    }
+      // A full queue: wait for room, PUBACK held, before giving up on the connection.
+      waitForRoomMs: OVERLOAD_WAIT_MS,
+    });
     const result = resultOf(outcome);
     this.count(result);
     if (result === 'unavailable') throw new PublishRefused('unavailable');

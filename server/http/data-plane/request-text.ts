@@ -1,6 +1,6 @@
-import { isUtf8 } from 'node:buffer';
 import type { Context } from 'koa';
 import { AppError } from '../../errors';
+import { NOT_UTF8, utf8Text } from '../../intake/body-text';
 import type { BodyTicket } from './body-budget';
 import { readBody } from './request-body';
 
@@ -12,7 +12,7 @@ import { readBody } from './request-body';
 export async function readBodyText(ctx: Context, limit: number, ticket: BodyTicket): Promise<string> {
   const raw = await readBody(ctx, limit);
   ticket.measured(raw.length);
-  // Stored exactly as received: bytes that are not UTF-8 would come back as U+FFFD, so they are refused.
-  if (!isUtf8(raw)) throw new AppError('invalid_json', 'The body is not valid JSON: it is not UTF-8');
-  return raw.toString('utf8');
+  const text = utf8Text(raw);
+  if (text === null) throw new AppError('invalid_json', NOT_UTF8);
+  return text;
 }
