@@ -1,4 +1,4 @@
-import { DISTINCT_TAG_POOL, REPEATED_TAG_POOL } from './epc-pool';
+import { BATCH_READS, BATCH_TAG_POOL, DISTINCT_TAG_POOL, REPEATED_TAG_POOL } from './epc-pool';
 import { MQTT_TOPIC, ROUTES, type AdminClient, type CommitStats, type GatewaySetup } from './gateway-setup';
 import { load, medianRun, type LoadTarget, type RunFigures } from './load';
 import { meterCpu, type CpuShare } from './machine';
@@ -32,6 +32,11 @@ export interface CaseDef {
    * (mqtt-load.ts) instead of HTTP requests from wrk; `http` unless given.
    */
   transport?: 'http' | 'mqtt';
+  /**
+   * POST: tag reads per body (2 unless given). A batched case reports reads per second and the
+   * bytes per read at rest, so it runs on a gateway of its own whose database holds only its reads.
+   */
+  readsPerBody?: number;
 }
 
 /** The gateway's base URL per scheme (up to and including `/GWENDPOINTAPI`). */
@@ -39,7 +44,7 @@ export type Bases = Partial<Record<'http' | 'https', string>>;
 
 /** Whether a case needs a gateway of its own (see `CaseDef`). */
 export const needsOwnGateway = (def: CaseDef): boolean =>
-  (def.scheme ?? 'http') !== 'http' || def.gatewaySettings !== undefined;
+  (def.scheme ?? 'http') !== 'http' || def.gatewaySettings !== undefined || def.readsPerBody !== undefined;
 
 export function caseTarget(def: CaseDef, bases: Bases, setup: GatewaySetup): LoadTarget {
   if (def.transport === 'mqtt') throw new Error(`case ${def.key} publishes over MQTT: it has no HTTP target`);
@@ -52,11 +57,13 @@ export function caseTarget(def: CaseDef, bases: Bases, setup: GatewaySetup): Loa
     method: def.method,
     headers: def.authorization ? { authorization: def.authorization(setup) } : undefined,
     tagPool: def.method === 'POST' ? (def.tagPool ?? REPEATED_TAG_POOL) : undefined,
+    readsPerBody: def.readsPerBody,
   };
 }
 
 const repeated = `${REPEATED_TAG_POOL} EPCs`;
 const distinct = `${DISTINCT_TAG_POOL / 1_000_000}M EPCs`;
+const batched = `${BATCH_READS} distinct reads per POST`;
 
 export const CASES: CaseDef[] = [
   { key: 'asyncOpen', route: ROUTES.asyncOpen, label: `async noauth, ${repeated}`, async: true, method: 'POST' },
@@ -103,6 +110,26 @@ export const CASES: CaseDef[] = [
     tagPool: DISTINCT_TAG_POOL,
   },
   { key: 'syncAll', route: ROUTES.syncAll, label: 'sync AllData', async: false, method: 'POST' },
+  {
+    // Issue 37: readers batch (Zebra's HTTP POST batching, Impinj's arrays), so reads per second
+    // decides how many readers one gateway serves. Every read a new EPC: the costly case.
+    key: 'asyncBatch',
+    route: ROUTES.asyncBatch,
+    label: `async UHFTagRead, ${batched}`,
+    async: true,
+    method: 'POST',
+    tagPool: BATCH_TAG_POOL,
+    readsPerBody: BATCH_READS,
+  },
+  {
+    key: 'syncBatch',
+    route: ROUTES.syncBatch,
+    label: `sync UHFTagRead, ${batched}`,
+    async: false,
+    method: 'POST',
+    tagPool: BATCH_TAG_POOL,
+    readsPerBody: BATCH_READS,
+  },
   {
     key: 'inventory',
     route: ROUTES.inventory,
@@ -188,6 +215,12 @@ async function caseLoader(
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
+/** Events processed since the gateway started (`/_metrics`), and when that was read. */
+async function processedSoFar(admin: AdminClient): Promise<{ events: number; at: number }> {
+  const metrics = await admin.metrics();
+  return { events: metrics.gateway_events_processed_total ?? 0, at: performance.now() };
+}
+
 /** One warm-up + measured run of the baseline, with CPU shares. */
 export async function baselineRun(base: string, pid: number | undefined, settings: BenchSettings): Promise<RunRecord> {
   const target = baselineTarget(base);
@@ -226,21 +259,42 @@ export async function gatewayCase(
     await admin.waitForDrain();
     const warmup = settings.warmupSeconds > 0 ? await loader(settings.warmupSeconds) : null;
     const before = await admin.commitStats();
+    const processedBefore = await processedSoFar(admin);
     const run = await metered(loader, settings.seconds, {
       server: context.serverPid,
       database: context.databasePid,
     });
+    const processedAfter = await processedSoFar(admin);
     const commit = delta(before, await admin.commitStats());
     const drainMs = def.async ? await admin.waitForDrain() : undefined;
-    runs.push({ ...run, warmup2xx: warmup?.ok2xx ?? 0, warmupCutOff: warmup?.cutOff ?? 0, commit, drainMs });
+    const processedPerSecond =
+      (processedAfter.events - processedBefore.events) / ((processedAfter.at - processedBefore.at) / 1000);
+    runs.push({
+      ...run,
+      warmup2xx: warmup?.ok2xx ?? 0,
+      warmupCutOff: warmup?.cutOff ?? 0,
+      commit,
+      drainMs,
+      processedPerSecond,
+    });
   }
+  const median = medianRun(runs);
   const report: CaseReport = {
     key: def.key,
     label: def.label,
     async: def.async,
     transport: def.transport ?? 'http',
     runs,
-    median: medianRun(runs),
+    median,
+    reads:
+      def.readsPerBody === undefined
+        ? undefined
+        : {
+            perBody: def.readsPerBody,
+            acknowledgedPerSecond:
+              ((median.rps * median.ok2xx) / Math.max(1, median.ok2xx + median.non2xx)) * def.readsPerBody,
+            processedPerSecond: (median.processedPerSecond ?? 0) * def.readsPerBody,
+          },
     // Filled in by the caller once the baseline run after this case has been measured.
     reference: null,
     ratio: null,

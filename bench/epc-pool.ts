@@ -9,6 +9,15 @@ export const SGTIN_PREFIX = '3074257BF7194E40';
 /** The distinct-tag cases cycle this many serials: a site's worth of new tags. */
 export const DISTINCT_TAG_POOL = 1_000_000;
 
+/**
+ * The batched cases' pool: at tens of thousands of reads per second a million serials would come
+ * round again within a run, and repeats are cheaper than the new tags these cases measure.
+ */
+export const BATCH_TAG_POOL = 1_000_000_000;
+
+/** Tag reads per POST in the batched cases (`BENCH_BATCH`): Zebra's HTTP POST batching. */
+export const BATCH_READS = Math.max(1, Math.floor(Number(process.env.BENCH_BATCH ?? 50)));
+
 /** The repeated-tag cases cycle this many serials (`BENCH_TAGS`), so after a warm-up every EPC is known. */
 export const REPEATED_TAG_POOL = Math.max(1, Number(process.env.BENCH_TAGS ?? 5000));
 

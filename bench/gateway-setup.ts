@@ -19,6 +19,8 @@ export const ROUTES = {
   syncAll: 'syncAll',
   inventory: 'inventory',
   mqttOpen: 'mqttOpen',
+  asyncBatch: 'asyncBatch',
+  syncBatch: 'syncBatch',
 } as const;
 
 /** The MQTT case's topic: the filter of the `mqttOpen` route. */
@@ -169,6 +171,8 @@ export async function configureGateway(
       route(ROUTES.inventory, 'UHFTagRead', { requestType: 'HttpGet' }),
       // The MQTT case publishes to it (an HttpPost route, so it takes a topic; SPEC §15).
       route(ROUTES.mqttOpen, 'UHFTagRead', { async: true, mqttTopic: MQTT_TOPIC }),
+      route(ROUTES.asyncBatch, 'UHFTagRead', { async: true }),
+      route(ROUTES.syncBatch, 'UHFTagRead'),
     ],
   });
   const username = 'benchreader';

@@ -5,10 +5,10 @@ import { runWrk, WRK, type WrkResult } from './wrk';
 let sequence = 0;
 
 /**
- * The autocannon fallback's body: the Zebra FX batch of two tag reads that the wrk script builds
- * (see wrk-script.ts), fresh timestamps and the next EPCs of a pool of `tagPool` serials.
+ * The autocannon fallback's body: the Zebra FX batch of `readsPerBody` tag reads that the wrk
+ * script builds (see wrk-script.ts), fresh timestamps and the next EPCs of a pool of `tagPool` serials.
  */
-export function zebraBody(tagPool: number): string {
+export function zebraBody(tagPool: number, readsPerBody = 2): string {
   const timestamp = new Date().toISOString().replace('Z', '+0000');
   const read = (antenna: number) => {
     sequence += 1;
@@ -26,7 +26,7 @@ export function zebraBody(tagPool: number): string {
       },
     };
   };
-  return JSON.stringify([read(1), read(2)]);
+  return JSON.stringify(Array.from({ length: readsPerBody }, (_, i) => read((i % 4) + 1)));
 }
 
 export interface LoadTarget {
@@ -35,6 +35,8 @@ export interface LoadTarget {
   headers?: Record<string, string>;
   /** POST: serials cycled for the body's EPCs (see epc-pool.ts). */
   tagPool?: number;
+  /** POST: tag reads per body; 2 unless given. */
+  readsPerBody?: number;
 }
 
 export interface RunFigures {
@@ -83,7 +85,7 @@ function fire(target: LoadTarget, seconds: number, connections: number): Promise
             {
               setupRequest: (request: RequestParams): RequestParams => ({
                 ...request,
-                body: zebraBody(target.tagPool ?? 1),
+                body: zebraBody(target.tagPool ?? 1, target.readsPerBody),
               }),
             },
           ]
@@ -144,7 +146,13 @@ export async function load(target: LoadTarget, seconds: number, connections: num
     const url = new URL(target.url);
     const run = await runWrk(
       url.origin,
-      { method: target.method, path: url.pathname + url.search, headers: target.headers, tagPool: target.tagPool },
+      {
+        method: target.method,
+        path: url.pathname + url.search,
+        headers: target.headers,
+        tagPool: target.tagPool,
+        readsPerBody: target.readsPerBody,
+      },
       seconds,
       connections,
     );

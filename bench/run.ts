@@ -27,10 +27,12 @@ import { summarize, type Profile } from './profile-summary';
 import { sustainedRun, sustainedText, type SustainedReport } from './sustained';
 import { deliveryRun, deliveryText, type DeliveryReport } from './delivery';
 import { epcisRun, epcisText, type EpcisReport } from './epcis';
+import { diskUse } from './disk-use';
 import { pinRunning } from './wrk';
 import {
   durabilityText,
   header,
+  readsText,
   instrumentBound,
   judge,
   noiseNote,
@@ -172,10 +174,21 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
 
 async function onOwnGateway(def: CaseDef): Promise<CaseReport> {
   // Profiled too (BENCH_PROFILE=1), e.g. BENCH_CASES=mqttOpen to see where the broker path spends its time.
-  return withGateway({ profile: settings.profile, settings: def.gatewaySettings }, ({ gateway, admin, setup }) => {
-    noteProfiled(gateway, def.key);
-    return gatewayCase(def, admin, { bases: gateway.bases, setup, settings, serverPid: gateway.process.pid });
-  });
+  return withGateway(
+    { profile: settings.profile, settings: def.gatewaySettings },
+    async ({ gateway, admin, setup, dataDir }) => {
+      noteProfiled(gateway, def.key);
+      const report = await gatewayCase(def, admin, {
+        bases: gateway.bases,
+        setup,
+        settings,
+        serverPid: gateway.process.pid,
+      });
+      // The case's reads were all this gateway stored: its database's bytes are theirs.
+      if (report.reads) report.reads.disk = await diskUse(join(dataDir, 'gateway.db'));
+      return report;
+    },
+  );
 }
 
 /**
@@ -325,6 +338,8 @@ async function main(): Promise<void> {
   const epcisReport = runEpcis ? await epcis() : null;
   const targets = judge(reports);
   process.stdout.write(`${table(reports)}\n\nAll runs:\n${runsDetail(reports)}\n\n`);
+  const reads = readsText(reports);
+  if (reads) process.stdout.write(`${reads}\n\n`);
   process.stdout.write(
     `Stored events = 2xx answers (queue drained, counted via the admin events API):\n${durabilityText(reports)}\n\n`,
   );

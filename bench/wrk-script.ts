@@ -8,6 +8,8 @@ export interface WrkRequestSpec {
   headers?: Record<string, string>;
   /** POST only: serials cycled for the EPCs in the Zebra body (1 = the same EPC every time). */
   tagPool?: number;
+  /** POST only: tag reads per body (antennas 1–4 in turn); 2 unless given. */
+  readsPerBody?: number;
   /** wrk threads (`-t`); each one sends its own share of the serials. */
   threads: number;
   /**
@@ -24,8 +26,9 @@ const luaString = (value: string) => JSON.stringify(value); // a JSON string lit
 
 /**
  * A wrk Lua script that:
- * - builds each POST body afresh: a Zebra FX (IoT Connector) batch of two SIMPLE tag reads
- *   (~390 bytes, as the reader posts it) with the current time and the next EPCs of the pool;
+ * - builds each POST body afresh: a Zebra FX (IoT Connector) batch of `readsPerBody` SIMPLE tag
+ *   reads (two: ~390 bytes, as the reader posts it) with the current time and the next EPCs of
+ *   the pool;
  * - sets the headers (authorization for the auth cases);
  * - counts requests sent and answers by status in each thread (`request()`, `response()`), since
  *   wrk's own summary only counts status ≥ 400 as errors;
@@ -39,6 +42,7 @@ export function wrkScript(spec: WrkRequestSpec): string {
     .join(', ');
   const pool = Math.max(1, Math.floor(spec.tagPool ?? 1));
   const threads = Math.max(1, Math.floor(spec.threads));
+  const readsPerBody = Math.max(1, Math.floor(spec.readsPerBody ?? 2));
   return `-- Written by bench/wrk-script.ts for one wrk run; regenerated every run.
 local method = ${luaString(spec.method)}
 local path = ${luaString(spec.path)}
@@ -47,6 +51,7 @@ local with_body = ${spec.method === 'POST' ? 'true' : 'false'}
 local pool = ${pool}
 local threads_total = ${threads}
 local first_serial = ${Math.max(0, Math.floor(spec.firstSerial ?? 0))}
+local reads_per_body = ${readsPerBody}
 local prefix = ${luaString(SGTIN_PREFIX)}
 
 -- Main state: the threads, to collect their counters in done().
@@ -85,7 +90,9 @@ end
 
 function zebra_body()
   local at = timestamp()
-  return "[" .. tag_read(1, at) .. "," .. tag_read(2, at) .. "]"
+  local reads = {}
+  for i = 1, reads_per_body do reads[i] = tag_read((i - 1) % 4 + 1, at) end
+  return "[" .. table.concat(reads, ",") .. "]"
 end
 
 function request()

@@ -133,8 +133,9 @@ export async function runWrk(
     );
     if (code !== 0) throw new Error(`wrk exited with ${code}:\n${stdout}\n${stderr}`);
     const result = parseWrkOutput(stdout);
-    // Two reads per body, `threads` serials apart: past every serial this run can have sent.
-    nextSerial.set(pool, (firstSerial + 2 * threads * result.sent) % pool);
+    // `readsPerBody` reads per body, `threads` serials apart: past every serial this run can have sent.
+    const readsPerBody = Math.max(1, Math.floor(spec.readsPerBody ?? 2));
+    nextSerial.set(pool, (firstSerial + readsPerBody * threads * result.sent) % pool);
     return { result, wallMs: performance.now() - started };
   } finally {
     rmSync(dir, { recursive: true, force: true });
