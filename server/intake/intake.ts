@@ -5,13 +5,14 @@ import type { CaptureBehaviour, EventMeta } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
 import { newEventId } from '../ids';
 import { parseRequestJson } from '../events/large-body';
+import { LargeJson } from '../events/large-json';
 import type { Logger } from '../logger';
 import type { SettingsService } from '../services/settings.service';
 import { bodyHash } from './body-hash';
 import { NOT_UTF8, utf8Text } from './body-text';
 import type { IngestLoad } from './commit/ingest-load';
 import type { Idempotency, IdempotencyScope } from './idempotency';
-import type { IntakeOutcome, StoredOutcome } from './outcome';
+import type { IntakeOutcome, QueuedOutcome, StoredOutcome } from './outcome';
 import type { Submission } from './processing/event-processing';
 import type { QueuedPath } from './processing/queued-path';
 import type { SyncPath } from './processing/sync-path';
@@ -146,7 +147,9 @@ export class Intake {
       idempotency: scope ? (outcome: StoredOutcome) => this.deps.idempotency.record(scope, outcome) : undefined,
     };
     const run = () =>
-      this.store(submission, input.queued === true || live.route.async, scope, input.waitForRoomMs ?? 0);
+      this.store(submission, input.queued === true || live.route.async, scope, input.waitForRoomMs ?? 0, {
+        inline: input.queued !== true,
+      });
     return scope ? this.deps.idempotency.guard(scope, run) : run();
   }
 
@@ -155,6 +158,7 @@ export class Intake {
     async: boolean,
     scope: IdempotencyScope | null,
     waitForRoomMs: number,
+    options: { inline: boolean },
   ): Promise<IntakeOutcome> {
     if (scope) {
       const first = await this.deps.idempotency.replay(scope);
@@ -168,6 +172,7 @@ export class Intake {
       if (first) return { kind: 'replayed', first };
     }
     if (!async) return this.deps.sync.process(submission).catch((error: unknown) => this.unavailable(error));
+    if (options.inline && this.processesAtOnce(submission)) return this.processAtOnce(submission, scope);
     let admission = this.deps.load.admitQueued();
     for (let waited = 0; !admission.admitted && waited < waitForRoomMs; waited += ROOM_POLL_MS) {
       await new Promise((resolve) => setTimeout(resolve, ROOM_POLL_MS));
@@ -180,6 +185,29 @@ export class Intake {
       return outcome;
     } catch (error) {
       this.deps.load.released();
+      return this.unavailable(error);
+    }
+  }
+
+  /**
+   * An async event is processed in the transaction that acknowledges it when nothing queued is
+   * waiting (issue 37): one write and one parse instead of a queued row, a claim and an update.
+   * Not a large body (its processing takes seconds, and a 202 promises an early answer), not
+   * when this instance leaves the queue to others, and never ahead of an event already queued.
+   */
+  private processesAtOnce(submission: Submission): boolean {
+    return this.deps.worker.processing && this.deps.load.queueEmpty() && !(submission.json instanceof LargeJson);
+  }
+
+  /** The sync path's group transaction, answered as the 202 the route promises (SPEC §4). */
+  private async processAtOnce(submission: Submission, scope: IdempotencyScope | null): Promise<IntakeOutcome> {
+    const queued: QueuedOutcome = { kind: 'queued', id: submission.meta.id };
+    // A repeat replays the 202 it was given, not the processing result it never saw.
+    const idempotency = scope ? () => this.deps.idempotency.record(scope, queued) : undefined;
+    try {
+      await this.deps.sync.process({ ...submission, idempotency }, 'async');
+      return queued;
+    } catch (error) {
       return this.unavailable(error);
     }
   }

@@ -318,6 +318,38 @@ describe('async processing', () => {
     });
   });
 
+  it('processes an event in the transaction that acknowledges it while nothing is queued', async () => {
+    // Issue 37: one write instead of a queued row, a claim and an update. The 202 follows the
+    // COMMIT, so the event is final before the client hears back, every time; and no queued row
+    // was acknowledged on its own (`/_health` counts those as the group commit's `events`).
+    const commitStats = async () =>
+      ((await json(await fetch(`${gw.base}/_health`))) as { commit: { events: number } }).commit;
+    const before = await commitStats();
+    for (let i = 0; i < 10; i++) {
+      const res = await send('tagsAsync', JSON.stringify({ epc: `3074257BF7194E40000000${String(10 + i)}` }));
+      expect(res.status).toBe(202);
+      const { id } = await json(res);
+      const event = await gw.admin('GET', `/events/${id}`);
+      expect(event.body.status).toBe('processed');
+      expect(event.body.result).toMatchObject({ reads: 1 });
+    }
+    expect((await commitStats()).events).toBe(before.events);
+    // Rejected at once too, still answered 202 (an async route answers before validating).
+    const bad = await send('tagsAsync', JSON.stringify({ epc: 'zz' }));
+    expect(bad.status).toBe(202);
+    expect((await gw.admin('GET', `/events/${(await json(bad)).id}`)).body.status).toBe('rejected');
+  });
+
+  it('replays the 202 of an event processed at once, not its result', async () => {
+    const headers = { 'idempotency-key': 'async-at-once' };
+    const first = await send('allAsync', '{"n":3}', headers);
+    const firstBody = await json(first);
+    expect(first.status).toBe(202);
+    const repeat = await send('allAsync', '{"n":3}', headers);
+    expect(repeat.status).toBe(202);
+    expect(await json(repeat)).toEqual(firstBody);
+  });
+
   it('rejects invalid payloads in the background and keeps them', async () => {
     const res = await send('tagsAsync', JSON.stringify({ epc: 'zz' }));
     expect(res.status).toBe(202);

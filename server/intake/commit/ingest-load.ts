@@ -76,6 +76,14 @@ export class IngestLoad {
     return { admitted: false, retryAfterSeconds: Math.min(MAX_RETRY_AFTER_S, Math.max(1, seconds)) };
   }
 
+  /**
+   * Nothing acknowledged waits for the worker: an async event may then be processed in the
+   * transaction that acknowledges it (issue 37), since no earlier one can be overtaken.
+   */
+  queueEmpty(): boolean {
+    return this.depth.current === 0;
+  }
+
   /** A queued event reached its final state (or was never written): its place is free again. */
   released(count = 1): void {
     this.depth.release(count);

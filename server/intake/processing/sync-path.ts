@@ -7,7 +7,7 @@ import { idempotencyRepo, type IdempotencyInsert } from '../../repositories/idem
 import { capIssues } from '../../events/issues';
 import type { ProcessedOutcome, RejectedOutcome } from '../outcome';
 import { storeBatcher, type CommitBatcher, type ItemOutcome } from '../commit/batcher';
-import { ackRows, eventRow, type EventProcessing, type Submission } from './event-processing';
+import { ackRows, eventRow, type EventProcessing, type IngestMode, type Submission } from './event-processing';
 import type { CommitLanes } from '../commit/group-commit';
 import type { IngestLoad } from '../commit/ingest-load';
 import { storedOutcome } from './stored-outcome';
@@ -42,7 +42,11 @@ export class SyncPath {
     this.stores = storeBatcher(commits.work, load.syncPerFlush, (writes, items) => this.store(writes, items));
   }
 
-  async process(submission: Submission): Promise<ProcessedOutcome | RejectedOutcome> {
+  /**
+   * `mode` is what the client was promised: `async` for an async event processed at once because
+   * the queue was empty (its answer is still 202; the metrics count it as async).
+   */
+  async process(submission: Submission, mode: IngestMode = 'sync'): Promise<ProcessedOutcome | RejectedOutcome> {
     const { meta, raw, json, epcisLenient } = submission;
     const { context, validation } = await this.processing.validate(meta, json, epcisLenient);
     let outcome: ProcessedOutcome | RejectedOutcome;
@@ -67,8 +71,8 @@ export class SyncPath {
       await this.commits.acks.acknowledge(ackRows(eventRow(meta, raw, stored), submission.idempotency?.(outcome)));
     }
     const tally = this.processing.tally;
-    tally.receivedOne(meta.eventType, 'sync');
-    tally.settledOne(meta.eventType, 'sync', validation.ok ? 'processed' : 'rejected');
+    tally.receivedOne(meta.eventType, mode);
+    tally.settledOne(meta.eventType, mode, validation.ok ? 'processed' : 'rejected');
     return outcome;
   }
 

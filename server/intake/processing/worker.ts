@@ -58,6 +58,11 @@ export class Worker {
     this.loop = this.run();
   }
 
+  /** Whether this instance works the queue (`start(false)` only counts it). */
+  get processing(): boolean {
+    return this.running;
+  }
+
   /** New work arrived: skip the idle wait. */
   notify(): void {
     this.arrivals.wake();
