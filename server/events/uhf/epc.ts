@@ -1,4 +1,5 @@
 import tds from 'epc-tds';
+import { sgtin96Uri } from './sgtin96';
 
 /** Gen2 EPC memory holds at most 496 bits of EPC: 124 hex digits. */
 export const MAX_EPC_HEX_DIGITS = 124;
@@ -44,6 +45,8 @@ export function decodeEpc(hex: string): string {
 }
 
 function decodeGs1(hex: string): string | null {
+  const sgtin = sgtin96Uri(hex);
+  if (sgtin !== undefined) return sgtin;
   if (hexProblem(hex) !== null) return null;
   try {
     return checkedIdUri(hex);
