@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pinned } from './wrk';
 
 export const ROOT = join(import.meta.dirname, '..');
@@ -81,9 +81,12 @@ export const PROFILE_DIR = join(ROOT, 'bench/results/profiles');
 /** `gateway serve` on a fresh data dir (on PostgreSQL with `databaseUrl`); with `profile`, under `--cpu-prof` (written at exit). */
 export function startGateway(dataDir: string, profile: boolean, databaseUrl?: string): Promise<Child> {
   const nodeFlags: string[] = [];
+  const env: Record<string, string> = { GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD };
   if (profile) {
     mkdirSync(PROFILE_DIR, { recursive: true });
     nodeFlags.push('--cpu-prof', '--cpu-prof-dir', PROFILE_DIR);
+    // The SQLite side (server/db/sql-profile.ts): time per kind of statement, written at exit.
+    env.GATEWAY_SQL_PROFILE = sqlProfileFile(dataDir);
   }
   const args = [
     ...nodeFlags,
@@ -100,5 +103,8 @@ export function startGateway(dataDir: string, profile: boolean, databaseUrl?: st
     '127.0.0.1',
   ];
   if (databaseUrl) args.push('--database-url', databaseUrl);
-  return startChild('gateway', [...args, '--data-dir', dataDir], { GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD });
+  return startChild('gateway', [...args, '--data-dir', dataDir], env);
 }
+
+/** Where a profiled gateway on `dataDir` writes its SQL profile (beside the CPU profiles, kept). */
+export const sqlProfileFile = (dataDir: string): string => join(PROFILE_DIR, `sql.${basename(dataDir)}.json`);

@@ -58,3 +58,15 @@ if (process.argv[1]?.endsWith('profile-summary.ts')) {
   if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top]');
   process.stdout.write(summarize(JSON.parse(readFileSync(file, 'utf8')) as Profile, Number(top ?? 25)));
 }
+
+/** The SQL profile (server/db/sql-profile.ts) as time per kind of statement, largest first. */
+export function sqlProfileText(totals: Record<string, { count: number; ms: number }>): string {
+  const all = Object.values(totals).reduce((sum, t) => sum + t.ms, 0);
+  return Object.entries(totals)
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .map(
+      ([kind, t]) =>
+        `${((100 * t.ms) / Math.max(1e-9, all)).toFixed(1).padStart(5)}%  ${t.ms.toFixed(0).padStart(7)} ms  ${String(t.count).padStart(7)} ×  ${(t.ms / Math.max(1, t.count)).toFixed(3)} ms each  ${kind}`,
+    )
+    .join('\n');
+}

@@ -12,18 +12,19 @@
  * and once after the last: each case is compared with the baseline around it (see `Reference`).
  * The baseline server idles while the gateway is loaded, so keeping it up costs nothing.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isBuildCurrent } from '../scripts/build-freshness.js';
 import { createDatabase, postgresBinDir, startPostgresCluster } from '../test/helpers/postgres-cluster';
 import { baselineRun, CASES, gatewayCase, needsOwnGateway, type CaseDef } from './cases';
-import { PROFILE_DIR, ROOT, startBaseline, startGateway, type Child } from './children';
+import { PROFILE_DIR, ROOT, sqlProfileFile, startBaseline, startGateway, type Child } from './children';
+import type { SqlProfileTotals } from '../server/db/sql-profile';
 import { AdminClient, configureGateway, type GatewaySetup } from './gateway-setup';
 import { growthRun, growthText, type GrowthSettings } from './growth';
 import { largeBodiesMain } from './large-run';
 import { medianRun } from './load';
-import { summarize, type Profile } from './profile-summary';
+import { sqlProfileText, summarize, type Profile } from './profile-summary';
 import { sustainedRun, sustainedText, type SustainedReport } from './sustained';
 import { deliveryRun, deliveryText, type DeliveryReport } from './delivery';
 import { epcisRun, epcisText, type EpcisReport } from './epcis';
@@ -101,9 +102,9 @@ const children = new Set<Child>();
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
 /** The profiled gateways' pids and what each ran, to find their profiles once they have exited. */
-const profiled: { pid: number; what: string }[] = [];
-const noteProfiled = (gateway: Child, what: string) => {
-  if (settings.profile && gateway.process.pid !== undefined) profiled.push({ pid: gateway.process.pid, what });
+const profiled: { pid: number; what: string; dataDir: string }[] = [];
+const noteProfiled = (gateway: Child, what: string, dataDir: string) => {
+  if (settings.profile && gateway.process.pid !== undefined) profiled.push({ pid: gateway.process.pid, what, dataDir });
 };
 
 const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
@@ -139,8 +140,8 @@ async function measure(baseline: Child): Promise<CaseReport[]> {
   };
   const shared = cases.filter((def) => !needsOwnGateway(def));
   if (shared.length > 0)
-    await withGateway({ profile: settings.profile }, async ({ gateway, admin, setup }) => {
-      noteProfiled(gateway, shared.map((def) => def.key).join(', '));
+    await withGateway({ profile: settings.profile }, async ({ gateway, admin, setup, dataDir }) => {
+      noteProfiled(gateway, shared.map((def) => def.key).join(', '), dataDir);
       for (const def of shared) {
         await bracket();
         reports.push(
@@ -177,7 +178,7 @@ async function onOwnGateway(def: CaseDef): Promise<CaseReport> {
   return withGateway(
     { profile: settings.profile, settings: def.gatewaySettings },
     async ({ gateway, admin, setup, dataDir }) => {
-      noteProfiled(gateway, def.key);
+      noteProfiled(gateway, def.key, dataDir);
       const report = await gatewayCase(def, admin, {
         bases: gateway.bases,
         setup,
@@ -357,13 +358,20 @@ async function main(): Promise<void> {
     epcis: epcisReport,
   });
   process.stdout.write(`Results: ${file}\n`);
-  for (const { pid, what } of profiled) {
+  for (const { pid, what, dataDir } of profiled) {
     // V8 names the file CPU.<date>.<time>.<pid>.<thread>.<seq>; thread 0 is the main thread.
     const main = readdirSync(PROFILE_DIR).find((name) => name.includes(`.${pid}.0.`));
     if (main) {
       const file = join(PROFILE_DIR, main);
       const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
       process.stdout.write(`\nCPU profile of the gateway's main thread (${what}): ${file}\n${summarize(profile, 20)}`);
+    }
+    const sql = sqlProfileFile(dataDir);
+    if (existsSync(sql)) {
+      const totals = JSON.parse(readFileSync(sql, 'utf8')) as SqlProfileTotals;
+      process.stdout.write(
+        `\nSQLite side (${what}), each write timed as a trip of its own: ${sql}\n${sqlProfileText(totals)}\n`,
+      );
     }
   }
 }

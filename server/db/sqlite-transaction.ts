@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import { allPrepared, execScript, stateOf, tripSent, withSqliteConnection, type SqliteConnection } from './sqlite-exec';
 import { knexStatements, sqliteScript, type Write, type WriteQuery } from './write-script';
+import { sqlProfile, statementKind, type SqlProfile } from './sql-profile';
 
 let builder: Knex | undefined;
 
@@ -74,13 +75,14 @@ export class SqliteScriptTransaction {
     await this.beforeRead();
     const rows = query.connection(this.connection).then((result) => result as Row[]);
     tripSent(this.connection);
-    return rows;
+    return sqlProfile ? sqlProfile.time(`read ${statementKind(query.toSQL().sql)}`, () => rows) : rows;
   }
 
   /** Like `read`, for a fixed statement: prepared once per connection, so one trip instead of two. */
   async readPrepared<Row>(sql: string, params: readonly unknown[]): Promise<Row[]> {
     await this.beforeRead();
-    return allPrepared<Row>(this.connection, sql, params);
+    const rows = allPrepared<Row>(this.connection, sql, params);
+    return sqlProfile ? sqlProfile.time(`read ${statementKind(sql)}`, () => rows) : rows;
   }
 
   async commit(): Promise<void> {
@@ -134,6 +136,7 @@ export class SqliteScriptTransaction {
     const head = this.begun ? '' : `BEGIN IMMEDIATE;${this.readSince === undefined ? '' : guardScript(this.readSince)}`;
     const writes = this.pending;
     this.pending = [];
+    if (sqlProfile) return this.sendProfiled(sqlProfile, head, writes, tail);
     const script = sqliteScript(writes);
     if (script !== null) {
       if (head || script || tail) await execScript(this.connection, head + script + tail);
@@ -145,6 +148,21 @@ export class SqliteScriptTransaction {
     this.begun = true;
     for (const query of knexStatements(this.sql, writes)) await query.connection(this.connection);
     if (tail) await execScript(this.connection, tail);
+  }
+
+  /** `sendWrites` under the SQL profile: each write a trip of its own, timed by kind. */
+  private async sendProfiled(profile: SqlProfile, head: string, writes: readonly Write[], tail: string): Promise<void> {
+    if (head) await profile.time('begin', () => execScript(this.connection, head));
+    this.begun = true;
+    for (const write of writes) {
+      const script = sqliteScript([write]);
+      if (script === null) {
+        for (const query of knexStatements(this.sql, [write])) await query.connection(this.connection);
+        continue;
+      }
+      if (script) await profile.time(statementKind(script), () => execScript(this.connection, script));
+    }
+    if (tail) await profile.time(tail.replace(/;$/, '').toLowerCase(), () => execScript(this.connection, tail));
   }
 }
 

@@ -89,6 +89,19 @@ export function readerName(value: unknown, path: string, label: string, errors: 
 }
 
 /**
+ * The last date-time text parsed, per zone: a reader's batch stamps its reads with a handful of
+ * distinct times (Zebra's batch often one), so most reads repeat the previous one's text.
+ */
+let lastTime: { text: string; zone: string; ms: number | null } = { text: '', zone: '', ms: null };
+
+function isoTime(text: string, zone: string): number | null {
+  if (text === lastTime.text && zone === lastTime.zone) return lastTime.ms;
+  const ms = parseIsoDateTime(text, zone);
+  lastTime = { text, zone, ms };
+  return ms;
+}
+
+/**
  * A read time in ms since the epoch. Strings are ISO 8601 date-times with an offset. Numbers are
  * taken in `numberUnit`: `ms` for the generic form, `us` for Speedway Connect, whose older
  * outputs give microseconds since the epoch (also as a digit string); `none` refuses numbers.
@@ -105,7 +118,7 @@ export function readTime(
   const scale = numberUnit === 'us' ? 1000 : 1;
   let ms: number | null = null;
   if (typeof value === 'string') {
-    ms = /^\d+$/.test(value) && numberUnit === 'us' ? Number(value) / scale : parseIsoDateTime(value, localZone);
+    ms = /^\d+$/.test(value) && numberUnit === 'us' ? Number(value) / scale : isoTime(value, localZone);
   } else if (typeof value === 'number' && numberUnit !== 'none') {
     ms = value / scale;
   }
