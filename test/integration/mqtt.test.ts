@@ -105,6 +105,11 @@ describe('MQTT ingestion (SPEC §15)', () => {
     expect(event).toMatchObject({ status: 'processed', transport: 'mqtt' });
     const inventory = await json(await fetch(`${gw.base}/dock/inventory?limit=10`));
     expect(inventory.items[0]).toMatchObject({ readerId: 'rfd40-7' });
+    // The reader's record (SPEC §16) is fed from MQTT as from HTTP: the same processing path.
+    const record = await gw.admin('GET', '/readers/rfd40-7');
+    expect(record.status).toBe(200);
+    expect(record.body).toMatchObject({ readerId: 'rfd40-7', state: 'online', readsTotal: 1 });
+    expect(record.body.antennas).toEqual([expect.objectContaining({ antenna: 1, readsTotal: 1, lastRssi: -52 })]);
     // HTTP events say so too.
     await fetch(`${gw.base}/dock/readsync`, {
       method: 'POST',
