@@ -45,6 +45,10 @@ const SQLITE_PRAGMAS = [
   // checkpoint, so fewer checkpoints copy fewer pages (see docs/decisions.md). Durability is the
   // WAL's and is unchanged; the WAL file grows that much larger before it is reused.
   'PRAGMA wal_autocheckpoint = 10000',
+  // The script transaction's read guard is a TEMP table written in every transaction that read
+  // first (sqlite-transaction.ts): kept in memory it costs no temp file I/O (nothing durable
+  // lives in TEMP; the figures are in docs/performance.md).
+  'PRAGMA temp_store = MEMORY',
 ];
 
 /**
