@@ -193,10 +193,11 @@ export class Intake {
    * An async event is processed in the transaction that acknowledges it when nothing queued is
    * waiting (issue 37): one write and one parse instead of a queued row, a claim and an update.
    * Not a large body (its processing takes seconds, and a 202 promises an early answer), not
-   * when this instance leaves the queue to others, and never ahead of an event already queued.
+   * when this instance leaves the queue to others, never ahead of an event already queued, and
+   * not beyond the load policy's limit of events processed so at once (`IngestLoad.admitAtOnce`).
    */
   private processesAtOnce(submission: Submission): boolean {
-    return this.deps.worker.processing && this.deps.load.queueEmpty() && !(submission.json instanceof LargeJson);
+    return this.deps.worker.processing && !(submission.json instanceof LargeJson) && this.deps.load.admitAtOnce();
   }
 
   /** The sync path's group transaction, answered as the 202 the route promises (SPEC §4). */
@@ -209,6 +210,8 @@ export class Intake {
       return queued;
     } catch (error) {
       return this.unavailable(error);
+    } finally {
+      this.deps.load.releasedAtOnce();
     }
   }
 

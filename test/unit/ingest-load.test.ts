@@ -66,3 +66,22 @@ describe('IngestLoad: where intake sheds', () => {
     expect(fill(crawling.load, 100_000).refusal).toEqual({ admitted: false, retryAfterSeconds: 30 });
   });
 });
+
+describe('IngestLoad: async events processed at once (issue 37)', () => {
+  it('admits while nothing is queued, up to atOnceLimit at a time', () => {
+    const { load } = loadWith(50_000);
+    for (let i = 0; i < load.atOnceLimit; i++) expect(load.admitAtOnce()).toBe(true);
+    // A burst beyond the limit is queued instead.
+    expect(load.admitAtOnce()).toBe(false);
+    load.releasedAtOnce();
+    expect(load.admitAtOnce()).toBe(true);
+  });
+
+  it('never overtakes an event already queued', () => {
+    const { load } = loadWith(50_000);
+    expect(load.admitQueued().admitted).toBe(true);
+    expect(load.admitAtOnce()).toBe(false);
+    load.released();
+    expect(load.admitAtOnce()).toBe(true);
+  });
+});

@@ -77,11 +77,27 @@ export class IngestLoad {
   }
 
   /**
-   * Nothing acknowledged waits for the worker: an async event may then be processed in the
-   * transaction that acknowledges it (issue 37), since no earlier one can be overtaken.
+   * Async events processed in the transaction that acknowledges them (issue 37), at most this
+   * many at once. Beyond it a burst is queued (a 202 after a short ack flush) and worked off by the
+   * worker: processing thousands at once would hold each answer behind all of them, past the
+   * writer's wait limit (an MQTT burst of 50 publishers × 64 messages in flight did).
    */
-  queueEmpty(): boolean {
-    return this.depth.current === 0;
+  readonly atOnceLimit = 200;
+  private atOnce = 0;
+
+  /**
+   * Whether an async event may be processed at once: nothing acknowledged waits for the worker
+   * (so no earlier event is overtaken) and fewer than `atOnceLimit` are being processed so. True
+   * takes a place; give it back with `releasedAtOnce`.
+   */
+  admitAtOnce(): boolean {
+    if (this.depth.current > 0 || this.atOnce >= this.atOnceLimit) return false;
+    this.atOnce += 1;
+    return true;
+  }
+
+  releasedAtOnce(): void {
+    this.atOnce = Math.max(0, this.atOnce - 1);
   }
 
   /** A queued event reached its final state (or was never written): its place is free again. */
