@@ -257,8 +257,10 @@ export function judge(cases: CaseReport[]): Target[] {
   for (const c of cases) {
     const stats = c.median.commit;
     if (!c.async || !stats) continue;
-    const value = stats.flushes > 0 ? stats.events / stats.flushes : 0;
-    targets.push({ name: `${c.label} events per flush`, goal: '≥ 3', actual: value.toFixed(1), met: value >= 3 });
+    // Answers per disk flush: an async event processed at once (issue 37) is no queued row of
+    // the ack lane (`ev/flush`), but its 202 still shares a flush with the others.
+    const value = stats.flushes > 0 ? c.median.ok2xx / stats.flushes : 0;
+    targets.push({ name: `${c.label} 2xx per flush`, goal: '≥ 3', actual: value.toFixed(1), met: value >= 3 });
   }
   return targets;
 }
