@@ -259,7 +259,7 @@ export class GroupCommit {
    * it idled until those responses were written and the pool had lent the connection out again,
    * while the main thread idled in turn as the batch ran. A store batch first runs its jobs up to
    * their first read, so the answers wait until that read is on its way (`nextTrip`). Figures:
-   * docs/decisions.md.
+   * docs/performance.md, P04.
    *
    * The chain ends, and the writer is given back, as soon as anyone else waits for the writer
    * (an admin write), after `limits.chained` flushes, and after a batch that failed. PostgreSQL
