@@ -2,7 +2,7 @@
 # The headless gateway as a container (README: "Run in a container").
 #   docker build -t gateway .
 #   docker run -d --init -p 8080:8080 -v gateway-data:/data gateway
-# Node 22 (active LTS) runs it; the product is also tested on Node 20.19+ (docs/decisions.md).
+# Node 22 (active LTS) runs it; the product is also tested on Node 20.19+ (docs/decisions/0203-container-node-22-floor-node-20.md).
 
 # 1. Build: the whole dev toolchain, `npm run build` (server bundle + web admin), `npm pack`.
 FROM node:22-bookworm AS build

@@ -54,7 +54,7 @@ export default defineConfig({
       outDir: resolve(import.meta.dirname, 'out/renderer'),
       emptyOutDir: true,
       // electron-vite leaves every part unminified; the renderer is also served over the network
-      // as the web admin, so it is minified (JS and CSS). Sizes in docs/decisions.md.
+      // as the web admin, so it is minified (JS and CSS). Sizes in docs/performance.md (P27).
       minify: true,
       rollupOptions: { input: { index: resolve(import.meta.dirname, 'renderer/index.html') } },
     },

@@ -148,7 +148,7 @@ export async function configureGateway(
   options: { raiseQueueCap: boolean; settings?: Record<string, unknown> } = { raiseQueueCap: true },
 ): Promise<GatewaySetup> {
   // The burst cases raise the queue cap so that a run measures intake, never the cap (which is
-  // tested, not benchmarked; see docs/decisions.md). The sustained case keeps the default cap:
+  // tested, not benchmarked; see docs/decisions/0213-bench-raises-queue-cap.md). The sustained case keeps the default cap:
   // what a site gets when intake outruns processing.
   const settings = { ...(options.raiseQueueCap ? { maxQueueDepth: BENCH_MAX_QUEUE_DEPTH } : {}), ...options.settings };
   if (Object.keys(settings).length > 0) await admin.call('PUT', '/settings', settings);

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * The worker claims the oldest due events (`ORDER BY id LIMIT n`). With only the
  * (status, next_attempt_at) index, every claim read and sorted the whole backlog, so a claim
  * after a burst took longer the more was queued, on the single connection every 202 also waits
- * for (figures: docs/decisions.md, "Figures behind the code"). A partial index of the queued ids
+ * for (figures: docs/performance.md, P06). A partial index of the queued ids
  * in id order lets the claim stop after n rows, and it stays small because events leave it once
  * final. It replaces the old index, which SQLite's
  * planner would otherwise keep choosing; counting the queue and finding the next retry read the

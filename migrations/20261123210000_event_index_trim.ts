@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 
 /**
  * Every ingested event pays for each index on `events` (on SQLite the five secondary indexes
- * were a large share of an acknowledgement flush; figures: docs/decisions.md, "`events` keeps
- * only the indexes something reads"). Two paid without serving:
+ * were a large share of an acknowledgement flush; figures: docs/performance.md, P08;
+ * record docs/decisions/0026-events-keeps-only-indexes-something-reads.md). Two paid without serving:
  * - `events_route_idx (route_name, received_at)`: the one route filter (admin inspector) compares
  *   `lower(route_name)`, which this index cannot serve; it pages by id instead. Dropped.
  * - `events_parent_idx (parent_id)`: NULL for every submission, set only on split EPCIS events.

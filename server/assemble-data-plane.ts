@@ -78,11 +78,11 @@ export async function assembleDataPlane(base: {
   const depth = new QueueDepth();
   const load = new IngestLoad(depth, () => settings.current().maxQueueDepth);
   const writer = createWriter(db);
-  const commit = new GroupCommit(writer, load.flush);
+  const commit = new GroupCommit(writer, { limits: load.flush, now });
   // SQLite has one writer, so every write shares one group commit. PostgreSQL runs transactions
   // side by side: acknowledgements get a group commit of their own there, so a 202 never waits
   // behind the worker's (or a sync request's) processing flush.
-  const acks = db.kind === 'postgres' ? new GroupCommit(writer, load.flush) : commit;
+  const acks = db.kind === 'postgres' ? new GroupCommit(writer, { limits: load.flush, now }) : commit;
   const lanes = acks === commit ? [commit] : [commit, acks];
   const counters = new IngestCounters();
   const commitStats = () => sumStats(...lanes.map((lane) => lane.stats));
@@ -175,6 +175,7 @@ export async function assembleDataPlane(base: {
           version: VERSION,
           databaseKind: db.kind,
           commitStats,
+          now,
         }),
         delivery.failingLoops(),
       ),

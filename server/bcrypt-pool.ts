@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 /**
  * bcrypt off the main thread (SPEC §13): a few worker threads run bcryptjs synchronously, so an
  * auth storm queues up in the pool instead of stalling every other request behind a full bcrypt
- * run each (figures: docs/decisions.md, "Figures behind the code"). The worker is an inline
+ * run each (figures: docs/performance.md, P06). The worker is an inline
  * CommonJS script that loads bcryptjs by absolute path: no separate worker file means nothing to
  * resolve differently under tsx, vitest and the electron-vite bundle (out/main/chunks), where
  * bcryptjs stays an external module.

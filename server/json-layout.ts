@@ -5,7 +5,7 @@ import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, MAX_JSON_DEPTH, OPEN_BRACE, OPEN
  * The layout of a large JSON text, found by a scan that yields to the event loop (issue 38.3,
  * SPEC §13: `/_health` within 1 s whatever the gateway is doing). `JSON.parse` of a whole large
  * body holds the main thread for all of it in one go, and the tree it builds costs several times
- * the text (figures: docs/decisions.md, "Hardening, second round: large bodies"); with the
+ * the text (figures: docs/performance.md, P32); with the
  * layout the text is parsed a piece at a time (events/large-body.ts), each piece a few hundred
  * kilobytes, and what is not needed is dropped as it goes.
  *

@@ -158,8 +158,8 @@ const pad3 = (n: number): string => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : Str
 /**
  * `new Date(ms).toISOString()`, exactly, but the date part is formatted once per day and the time
  * of day by arithmetic: a GET inventory page formats two instants per row, and `Date` objects
- * for them were a visible share of the main thread under load (figures: docs/decisions.md,
- * "Figures behind the code").
+ * for them were a visible share of the main thread under load (figures: docs/performance.md,
+ * P06).
  */
 export function iso(ms: number): string {
   if (!Number.isInteger(ms) || ms < 0 || ms >= FAST_UNTIL) return new Date(ms).toISOString();

@@ -18,6 +18,7 @@ import { staticAdmin } from '../../server/http/static-admin';
 import { gatewayLogFile } from '../../server/log-file';
 import { createLogger } from '../../server/logger';
 import { startGateway } from '../../server/start-gateway';
+import { DesktopShell } from './desktop-shell';
 import { firstAdminDialog, portChoice, portInUseDialog, restartDialog, startFailedDialog } from './dialogs';
 import { findFreePort } from './free-port';
 import { iconPng } from './icon';
@@ -35,11 +36,6 @@ const APP_URL = new URL('../renderer/index.html', import.meta.url).href;
 const RENDERER_DIR = fileURLToPath(new URL('../renderer/', import.meta.url));
 const PRELOAD_PATH = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
 
-let window: BrowserWindow | null = null;
-let tray: Tray | null = null;
-/** Readers silent at the last look (the tray menu counts them). */
-let silentReaders = 0;
-
 // One user-data folder in development and packaged alike (the package is named "gateway", the
 // product "Gateway"). Set before anything reads it: the single-instance lock is keyed on it.
 app.setPath('userData', join(app.getPath('appData'), 'Gateway'));
@@ -47,6 +43,15 @@ const dataDir = join(app.getPath('userData'), 'data');
 // Lines go to stderr and to <data>/logs/gateway.log, as with `gateway serve` (opened at the
 // first line, so a second instance that only hands over to the first leaves no trace).
 const logger = createLogger({ file: gatewayLogFile(dataDir) });
+
+// Everything the main process holds between events (window, tray, silent readers, a port choice
+// or a quit under way), in one object made here.
+const shell = new DesktopShell<BrowserWindow, Tray>({
+  stop: () => controller.stop(),
+  quit: () => app.quit(),
+  exit: (code) => app.exit(code),
+  logger,
+});
 
 const controller = createServerController({
   // The stored port and host apply; `port` is only ever the free port the user picked.
@@ -65,7 +70,7 @@ const controller = createServerController({
   onChange: showState,
   onFirstAdmin: ({ username, password }) => void revealFirstAdmin(username, password),
   onReaderChange: (change, silent) => {
-    silentReaders = silent;
+    shell.silentReaders = silent;
     showState(controller.state());
     // A system notification when a reader turns silent (SPEC §16); coming back is logged only.
     if (change.state === 'silent' && Notification.isSupported()) {
@@ -86,7 +91,7 @@ if (!app.requestSingleInstanceLock()) {
   // Closing the window quits (and stops the server): a server nobody can see is easy to forget,
   // and tray icons are not shown on every Linux desktop.
   app.on('window-all-closed', () => app.quit());
-  app.on('before-quit', stopBeforeQuit);
+  app.on('before-quit', shell.beforeQuit);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit());
   app
     .whenReady()
@@ -103,11 +108,10 @@ async function boot(): Promise<void> {
   bindIpc(
     ipcMain,
     controller.handlers,
-    (event) =>
-      isTrustedSender(
-        event,
-        window && !window.isDestroyed() ? { webContentsId: window.webContents.id, appUrl: APP_URL } : null,
-      ),
+    (event) => {
+      const window = shell.liveWindow();
+      return isTrustedSender(event, window ? { webContentsId: window.webContents.id, appUrl: APP_URL } : null);
+    },
     logger,
   );
   createWindow();
@@ -128,12 +132,12 @@ function installSessionPolicy(): void {
 
 function createWindow(): void {
   const win = new BrowserWindow({ ...windowOptions(PRELOAD_PATH), icon: nativeImage.createFromBuffer(iconPng(256)) });
-  window = win;
+  shell.window = win;
   // The title carries the server state; the page's <title> must not replace it.
   win.on('page-title-updated', (event) => event.preventDefault());
   win.once('ready-to-show', () => win.show());
   win.on('closed', () => {
-    window = null;
+    shell.window = null;
   });
   win.loadURL(APP_URL).catch((error: unknown) => {
     logger.error('could not load the renderer; run "npm run build"', { error, url: APP_URL });
@@ -142,6 +146,7 @@ function createWindow(): void {
 }
 
 function showWindow(): void {
+  const window = shell.window;
   if (!window) return;
   if (window.isMinimized()) window.restore();
   window.show();
@@ -152,7 +157,8 @@ function createTray(): void {
   const image = nativeImage.createEmpty();
   image.addRepresentation({ scaleFactor: 1, buffer: iconPng(16) });
   image.addRepresentation({ scaleFactor: 2, buffer: iconPng(32) });
-  tray = new Tray(image);
+  const tray = new Tray(image);
+  shell.tray = tray;
   tray.on('click', showWindow);
   showState(controller.state());
 }
@@ -160,7 +166,8 @@ function createTray(): void {
 /** Mirrors the server state in the tray (tooltip and menu) and the window title. */
 function showState(state: ServerState): void {
   const line = stateLine(state);
-  if (tray && !tray.isDestroyed()) {
+  const tray = shell.liveTray();
+  if (tray) {
     tray.setToolTip(`Gateway: ${line}`);
     tray.setContextMenu(
       Menu.buildFromTemplate(
@@ -174,19 +181,18 @@ function showState(state: ServerState): void {
             restart: () => void restartServer(),
             quit: () => app.quit(),
           },
-          silentReaders,
+          shell.silentReaders,
         ),
       ),
     );
   }
-  if (window && !window.isDestroyed()) window.setTitle(state.kind === 'running' ? 'Gateway' : `Gateway — ${line}`);
+  shell.liveWindow()?.setTitle(state.kind === 'running' ? 'Gateway' : `Gateway — ${line}`);
 }
 
 /** A message box, attached to the window when it is on screen (a hidden parent hides it). */
 function ask(options: MessageBoxOptions): Promise<MessageBoxReturnValue> {
-  return window && !window.isDestroyed() && window.isVisible()
-    ? dialog.showMessageBox(window, options)
-    : dialog.showMessageBox(options);
+  const window = shell.liveWindow();
+  return window?.isVisible() ? dialog.showMessageBox(window, options) : dialog.showMessageBox(options);
 }
 
 async function startServer(port?: number): Promise<void> {
@@ -202,23 +208,18 @@ async function afterStart(state: ServerState): Promise<void> {
   else if (state.kind === 'failed') await ask(startFailedDialog(state.message));
 }
 
-let choosing = false;
-
 /** The way out of a taken port: offer the next free one (kept as the new setting) or retry. */
 async function choosePort(): Promise<void> {
   const state = controller.state();
-  if (state.kind !== 'port_in_use' || choosing) return;
-  choosing = true;
-  try {
+  if (state.kind !== 'port_in_use') return;
+  await shell.choosePort(async (release) => {
     const freePort = await findFreePort(state.host ?? '0.0.0.0', (state.port ?? 8080) + 1);
     const choice = portChoice((await ask(portInUseDialog(state, freePort))).response);
     // Released before starting again: a port taken meanwhile brings this dialog back.
-    choosing = false;
+    release();
     if (choice === 'use-free-port') await startServer(freePort);
     else if (choice === 'try-again') await startServer();
-  } finally {
-    choosing = false;
-  }
+  });
 }
 
 /** Electron's clipboard writes asynchronously; a failed copy is logged, never an unhandled rejection. */
@@ -236,28 +237,4 @@ async function revealFirstAdmin(username: string, password: string): Promise<voi
 async function offerRestart(port: number, host: string): Promise<void> {
   const { response } = await ask(restartDialog(port, host));
   if (response === 0) await restartServer();
-}
-
-let readyToQuit = false;
-let quitting = false;
-
-/**
- * Quitting waits for a graceful stop: no new connections, requests and IPC calls in flight
- * finish, the worker ends its batch and the queue stays in the database for the next start.
- */
-function stopBeforeQuit(event: Electron.Event): void {
-  if (readyToQuit) return;
-  event.preventDefault();
-  if (quitting) return;
-  quitting = true;
-  // The same deadline `gateway serve` keeps: a stuck stop must not keep the app open.
-  setTimeout(() => app.exit(1), 10_000);
-  void controller
-    .stop()
-    .catch((error: unknown) => logger.error('the server did not stop cleanly', { error }))
-    .finally(() => {
-      readyToQuit = true;
-      tray?.destroy();
-      app.quit();
-    });
 }

@@ -107,8 +107,8 @@ export class CredentialVerifier {
     const user = (await this.deps.directory.get()).externalUsersByName.get(nameKey(credential.username));
     // Concurrent misses for one pair (a reader's parallel connections, at its first request or
     // when the entry expires) share one bcrypt run instead of each paying a full bcrypt's CPU: a
-    // herd of them stalled every request behind it (figures: docs/decisions.md, "Figures behind
-    // the code"). Keyed by the stored hash too, so after a password change nobody rides on a
+    // herd of them stalled every request behind it (figures: docs/performance.md,
+    // P06). Keyed by the stored hash too, so after a password change nobody rides on a
     // check against the old one.
     const flightKey = `${cacheKey}:${user?.passwordHash ?? 'unknown'}`;
     let check = this.basicInFlight.get(flightKey);
@@ -185,7 +185,7 @@ export class CredentialVerifier {
    * The instant a token dated `expiryDate` expires in `timeZone`. Still derived at every check
    * from the date and the *current* zone, but remembered per (date, zone) pair: the Intl
    * calendar arithmetic is a large share of a request on the data plane (figures:
-   * docs/decisions.md, "Figures behind the code").
+   * docs/performance.md, P06).
    */
   private expiryOf(expiryDate: string, timeZone: string): number {
     const key = `${expiryDate} ${timeZone}`;

@@ -32,7 +32,7 @@ export type Reservation = 'reserved' | 'locked';
  * past the limit), whatever arrives at once; the rest wait for the checks in flight and then
  * answer 429. Token checks (no password) take no slot: a failure recorded once the counter is
  * already past the limit answers 429 instead (`Attempt.fail`). Counters are per process (see
- * docs/decisions.md for several instances).
+ * docs/decisions/0064-lockout-counters-per-process.md for several instances).
  */
 export class Lockout {
   private readonly failures = new Map<string, number[]>();

@@ -5,7 +5,7 @@
  * and the JSON Schema of the OpenAPI document (server/http/openapi/json-schema.ts).
  *
  * Plain data and no imports: the renderer may import the contract, and this must stay tiny.
- * Why not zod: docs/decisions.md ("Contract schemas").
+ * Why not zod: docs/decisions/0211-contract-schemas-in-our-own-schema-language.md.
  */
 
 declare const TYPE: unique symbol;

@@ -42,7 +42,7 @@ const SQLITE_PRAGMAS = [
   `PRAGMA busy_timeout = ${WRITER_LOCK_WAIT_MS}`,
   // Checkpoint after ~40 MB of WAL instead of SQLite's ~4 MB: a page that the ingest rewrites
   // again and again (an index's hot leaves) is copied back to the database file once per
-  // checkpoint, so fewer checkpoints copy fewer pages (see docs/decisions.md). Durability is the
+  // checkpoint, so fewer checkpoints copy fewer pages (docs/decisions/0017-sqlite-checkpoints-every-10000-pages.md). Durability is the
   // WAL's and is unchanged; the WAL file grows that much larger before it is reused.
   'PRAGMA wal_autocheckpoint = 10000',
   // The script transaction's read guard is a TEMP table written in every transaction that read
@@ -55,7 +55,7 @@ const SQLITE_PRAGMAS = [
  * Two: the main thread and one read's SQLite thread overlap either way; a second read connection
  * lets the next page be read while the main thread still writes out the last one: GET inventory
  * answers clearly more requests per second with two read connections of their own than on the
- * writer's (figures: docs/decisions.md, "Figures behind the code").
+ * writer's (figures: docs/performance.md, P06).
  */
 const SQLITE_READ_CONNECTIONS = 2;
 

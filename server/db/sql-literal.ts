@@ -57,7 +57,7 @@ export const quoteIdentifier = (name: string): string => `"${name.replaceAll('"'
  * column a row does not have is NULL. `merge` sets every inserted column from the new row but
  * the conflict columns: those are equal already, and setting them would make SQLite rewrite the
  * unique index entry of every merged row, a measurable cost per upsert (figures:
- * docs/decisions.md, "Sync processing on SQLite runs as a script transaction").
+ * docs/performance.md, P03).
  */
 export function valuesInsert<Row extends { [K in keyof Row]: SqlValue }>(
   literal: Literal,

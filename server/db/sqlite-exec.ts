@@ -31,8 +31,8 @@ interface PreparedStatement {
  * A statement kept by `allPrepared`, with the values it was last given. Binding values again
  * costs more than the binding: SQLite marks a statement whose plan read a bound value (any
  * `LIMIT ?` does) as expired on every bind, even of the same value, and compiles it again on the
- * next step. So the same values are not bound again (figures: docs/decisions.md, "A statement
- * kept for reuse is not bound again to the same values").
+ * next step. So the same values are not bound again (figures: docs/performance.md, P20;
+ * record docs/decisions/0020-kept-statement-not-bound-again.md).
  */
 class KeptStatement {
   /** The last call that bound values (calls on one statement run in call order). */

@@ -79,7 +79,7 @@ const sqlText = (text: string) => `'${text.replaceAll("'", "''")}'`;
  * snapshot then costs the main thread no `JSON.parse` of rows, no objects and no
  * `JSON.stringify`: on the GET inventory case those were most of its time per request (profile:
  * `BENCH_PROFILE=1 npm run bench`). Each object is one `printf` (cheaper for SQLite than a chain
- * of `||`; figures: docs/decisions.md, "Figures behind the code"). Same bindings as `inner`.
+ * of `||`; figures: docs/performance.md, P06). Same bindings as `inner`.
  */
 export function jsonObjectsSql<Column extends string>(
   inner: string,

@@ -16,7 +16,7 @@ export interface JsonRowsShape<Column extends string> {
  * `{ rows }`, an array of arrays in `shape.columns` order. node-sqlite3 otherwise turns every row
  * into a JS object on the main thread, property by property, while `JSON.parse` of the same rows
  * is a fraction of that (UHFTagRead's per-flush state read, the worker's claim; figures:
- * docs/decisions.md, "Figures behind the code" and "The SQLite claim is one JSON text"). Each
+ * docs/performance.md, P06 and P23). Each
  * caller builds its rows from the arrays as object literals: generic objects keyed column by
  * column cost as much again. A REAL column arrives as text (see `real`). The rows come in no
  * particular order. Same bindings as `inner`.

@@ -8,8 +8,8 @@ interface Kept<T> {
 /** Answers kept per connection; a handful of distinct queries (pages a dashboard polls) is the use. */
 const MAX_KEPT = 32;
 /**
- * Room for the largest inventory page (1 000 items) with margin (its size: docs/decisions.md,
- * "Figures behind the code"): larger answers are not kept.
+ * Room for the largest inventory page (1 000 items) with margin (its size: docs/performance.md,
+ * P06): larger answers are not kept.
  */
 const MAX_KEPT_CHARS = 1 << 20;
 
@@ -25,7 +25,7 @@ const MAX_KEPT_CHARS = 1 << 20;
  * version lookup alone, and a changed one returns the new answer with the version it was read at
  * (the same snapshot: never a newer version on older data). Why: a snapshot page polled by many
  * clients between two commits is otherwise written again for every one of them, at a CPU cost
- * per page that adds up (figures: docs/decisions.md, "Figures behind the code"). Under steady
+ * per page that adds up (figures: docs/performance.md, P06). Under steady
  * ingestion every commit changes the version and each poll reads afresh, exactly as without
  * this.
  *

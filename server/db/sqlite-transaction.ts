@@ -37,7 +37,7 @@ export class ConcurrentWrite extends Error {
  * trip; UHFTagRead's (one prepared read, then writes) is two, where a Knex transaction took seven
  * (BEGIN and COMMIT are each a prepare and a step too) and under load every trip waits for a turn
  * of the main thread, so even a BEGIN costs many times what it costs idle (figures:
- * docs/decisions.md, "Sync processing on SQLite runs as a script transaction").
+ * docs/performance.md, P03).
  *
  * Reads before the first write run before the BEGIN, so the script that writes must prove nothing
  * changed in between: it starts with a guard that fails (CHECK constraint) unless the

@@ -19,8 +19,8 @@ export type { OnConflict, RowInsert, Write, WriteQuery, WriteRow } from './write
  * A sync UHFTagRead flush wrote with three or four statements; sent as one script it is one trip. Row inserts are
  * rendered straight to `INSERT … VALUES` with literals (`sqliteLiteral`, which cannot carry SQL
  * of their own): Knex's multi-row form spent almost as much main-thread time building and
- * inlining as the whole VALUES script took, and far more in all (figures: docs/decisions.md,
- * "Figures behind the code"). PostgreSQL takes the same kind of script (its own literals), in
+ * inlining as the whole VALUES script took, and far more in all (figures: docs/performance.md,
+ * P02). PostgreSQL takes the same kind of script (its own literals), in
  * one round trip.
  *
  * A batch works on a Knex transaction (`new WriteBatch(trx)`), or on SQLite on a script

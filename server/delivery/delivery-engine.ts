@@ -7,7 +7,7 @@ import { outboxRepo } from '../repositories/outbox.repo';
 import type { SecretBox } from '../secret-box';
 import type { DeliveryControl } from '../services/destinations.service';
 import { iso } from '../time';
-import { DestinationSender, loopFailure, type StoreJob } from './destination-sender';
+import { DestinationSender, loopFailure, type StoreInTransaction } from './destination-sender';
 import type { DeliveryLedger, FailureReason, LastError } from './ledger';
 
 /** How often the in-memory backlogs are counted again from the database. */
@@ -16,11 +16,6 @@ const RECOUNT_MS = 30_000;
 const FAILING_AFTER_MS = 60_000;
 const FAILING_AFTER_ATTEMPTS = 5;
 
-/**
- * Runs one `DestinationSender` per destination, following configuration changes (a new
- * destination starts, an edited one is reconfigured, a deleted one stops), and answers each
- * destination's status from the database and the ledger.
- */
 /** One destination's line in `/_metrics`. */
 export interface DestinationMetrics {
   name: string;
@@ -30,6 +25,11 @@ export interface DestinationMetrics {
   failures: ReadonlyMap<FailureReason, number>;
 }
 
+/**
+ * Runs one `DestinationSender` per destination, following configuration changes (a new
+ * destination starts, an edited one is reconfigured, a deleted one stops), and answers each
+ * destination's status from the database and the ledger.
+ */
 export class DeliveryEngine implements DeliveryControl {
   private readonly senders = new Map<number, DestinationSender>();
   /** Destination id → name, for the health answer (kept by `recount`). */
@@ -45,7 +45,7 @@ export class DeliveryEngine implements DeliveryControl {
     private readonly deps: {
       db: Db;
       /** The group commit's `store`: the outbox's writes go where every other write goes. */
-      store: StoreJob;
+      store: StoreInTransaction;
       changes: ConfigChanges;
       ledger: DeliveryLedger;
       logger: Logger;

@@ -23,10 +23,10 @@ const HEAD_REREAD_MS = 1000;
 const LEASE_MARGIN_MS = 30_000;
 
 /**
- * Runs a job in one of the gateway's write transactions (the group commit's `store`): the
+ * Runs work in one of the gateway's write transactions (the group commit's `store`): the
  * outbox's writes share flushes with everything else written, and wait their turn like them.
  */
-export type StoreJob = <T>(work: (writes: WriteBatch) => Promise<T>) => Promise<T>;
+export type StoreInTransaction = <T>(work: (writes: WriteBatch) => Promise<T>) => Promise<T>;
 
 /** The lease was taken over by another instance mid-step: not a failure of this destination. */
 class LeaseLost extends Error {}
@@ -54,7 +54,7 @@ type Batch = Omit<DeliveryBatch, 'id'>;
 
 export interface SenderDeps {
   db: Db;
-  store: StoreJob;
+  store: StoreInTransaction;
   ledger: DeliveryLedger;
   logger: Logger;
   now: () => number;

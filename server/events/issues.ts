@@ -13,7 +13,7 @@ export interface CappedIssues {
 /**
  * Caps a submission's errors or warnings, so no body can make the gateway answer or store more
  * than a small multiple of itself (a body of `{}{}…` once made an answer far larger than itself;
- * figures: docs/decisions.md, "Figures behind the code").
+ * figures: docs/performance.md, P06).
  */
 export function capIssues(list: FieldError[], counted = 0): CappedIssues {
   // A validator that stopped listing early (EPCIS) tells its total.

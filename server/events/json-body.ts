@@ -27,7 +27,7 @@ export function parseJsonBody(raw: string): BodyParse {
 export function parseConcatenatedJson(raw: string): BodyParse {
   // The common case, one value, needs no scan: if the whole body parses, the scan would have
   // found one range and parsed the whole body anyway (native JSON.parse is much faster than the
-  // JS scan; figures: docs/decisions.md, "Figures behind the code").
+  // JS scan; figures: docs/performance.md, P06).
   try {
     return { ok: true, json: JSON.parse(raw) as unknown };
   } catch {

@@ -14,7 +14,7 @@ const BATCH = 500;
  * background after start: each endpoint's EpcisObject events without index rows, in id order, a
  * batch per group-commit job (read and written in one transaction, so retention cannot delete an
  * event between the two). Until it has passed, queries miss the old events and a capture does
- * not see their eventIDs (docs/decisions.md, "EPCIS 2.0 repository"). Once every old event is
+ * not see their eventIDs (docs/decisions/0116-epcis-index-backfill-at-start.md). Once every old event is
  * indexed a pass reads only index pages and stores nothing.
  */
 export class EpcisIndexBackfill {

@@ -115,7 +115,7 @@ const QUEUED_SHAPE = {
 
 /**
  * A claimed event from its JSON array (`QUEUED_SHAPE` order), as one object literal: building it
- * field by field and spreading it again cost ten times as much (docs/decisions.md). The outcome
+ * field by field and spreading it again cost ten times as much (docs/performance.md, P23). The outcome
  * columns are not read: a queued event has none.
  */
 const queuedRow = (v: unknown[]): EventRow => ({
@@ -271,7 +271,7 @@ export const eventsRepo = {
    * The queued events due for processing and not leased to anyone, oldest first: a claim that
    * writes nothing, for SQLite (see `Worker.claim`). A kept statement on a reader connection hands
    * the batch over as one JSON text (`jsonRowsSql`) with only the columns a queued event has
-   * values in: half the CPU of node-sqlite3 building every row's object (docs/decisions.md).
+   * values in: half the CPU of node-sqlite3 building every row's object (docs/performance.md, P23).
    */
   async dueQueued(reads: Queryable, claim: Claim): Promise<ClaimedBatch> {
     const { result, rows } = await withSqliteConnection(reads, async (connection) => {
@@ -331,7 +331,7 @@ export interface EventSnapshotFilter {
 /*
  * Set-based forms of `confirmLease` and `setOutcome` for the worker's batches: one statement per
  * batch instead of one per event (the per-row forms were most of a flush's statements under
- * async load; see docs/decisions.md). Plain SQL that SQLite (≥ 3.35) and PostgreSQL run alike.
+ * async load; see docs/performance.md, P18). Plain SQL that SQLite (≥ 3.35) and PostgreSQL run alike.
  */
 
 /** Ids per lease-confirming read: far below either database's bound-variable limit. */
@@ -375,7 +375,7 @@ const FIELDS = ['status', 'data', 'result', 'errors', 'warnings'] as const;
 /**
  * Adds each event's final state and the release of its lease to `writes`: one UPDATE per chunk,
  * joined to the outcomes as a VALUES list (`UPDATE … FROM`), so each row is found once by its key.
- * A CASE per column instead compared every row with every id of the chunk (see docs/decisions.md).
+ * A CASE per column instead compared every row with every id of the chunk (see docs/performance.md, P13).
  */
 function setOutcomes(writes: WriteBatch, outcomes: { id: string; outcome: EventOutcome }[], processedAt: number): void {
   for (let start = 0; start < outcomes.length; start += OUTCOME_CHUNK) {

@@ -85,8 +85,8 @@ export interface InventoryFilter {
 function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
   // An EPC URI names one tag (or a few: the URI leaves out the filter value). Without statistics
   // SQLite prefers the page index, which gives the order for free, and scans the endpoint's whole
-  // inventory for the URI, slower the larger it grows (figures: docs/decisions.md, "An EPC URI
-  // filter names its index on SQLite"); the URI's own index finds the rows at once.
+  // inventory for the URI, slower the larger it grows (figures: docs/performance.md, P26;
+  // record docs/decisions/0037-epc-uri-filter-names-its-index.md); the URI's own index finds the rows at once.
   const table =
     filter.epcUri !== undefined && dialectOf(db) === 'sqlite'
       ? db.raw('?? INDEXED BY ??', ['tag_inventory', 'tag_inventory_endpoint_id_epc_uri_index'])
@@ -134,7 +134,7 @@ const STATE_DEDUP_KEY = INVENTORY_COLUMNS.length;
 
 /**
  * An inventory row from a `STATE_SHAPE` array (`INVENTORY_COLUMN` order), as one object literal:
- * generic row objects built column by column cost twice the `JSON.parse` (docs/decisions.md).
+ * generic row objects built column by column cost twice the `JSON.parse` (docs/performance.md, P24).
  * `rssi` is a REAL, so it travels as 17-digit text (`jsonRowsSql`).
  */
 const stateInventoryRow = (v: unknown[]): InventoryRow => ({
@@ -167,7 +167,7 @@ export const inventoryRepo = {
    * transaction-scoped advisory locks, taken in sorted order so two batches cannot deadlock.
    * All in one statement: a lock per statement was a round trip per EPC, which made the worker's
    * flush mostly round trips and the PostgreSQL drain of a backlog slow (figures:
-   * docs/decisions.md, "Figures behind the code").
+   * docs/performance.md, P06).
    * `unnest` yields the sorted array in order and the locks are taken row by row as it does.
    * SQLite needs none: one writer, and the group commit already runs batches one by one.
    */

@@ -152,4 +152,21 @@ describe('web admin: API errors in people’s words', { timeout: 120_000 }, () =
     await summary.getByText('Roles entries must be non-empty strings', { exact: true }).waitFor();
     await page.unroute('**/_admin/api/backup/import');
   });
+
+  it('access token: a refused save words its fields and puts the keyboard on the first one', async () => {
+    const { page } = rig;
+    await goTo(page, 'Access Token');
+    await page.getByRole('button', { name: 'Add AccessToken' }).click();
+    const dialog = page.getByRole('dialog');
+    const name = dialog.getByLabel('Token Name', { exact: true });
+    await name.fill('   ');
+    await dialog.getByRole('button', { name: 'Submit' }).click();
+    await dialog.getByRole('alert').waitFor();
+    expect(await errorOf(page, name)).toBe('Token Name is required');
+    // The dialog's forms share one submit (the list skeleton's): after a refusal the first field
+    // marked wrong has the keyboard, not the Submit button that was pressed.
+    const id = await name.getAttribute('id');
+    await expect.poll(() => page.evaluate<string>("document.activeElement?.id ?? ''")).toBe(id);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+  });
 });

@@ -105,6 +105,16 @@ describe('group commit of acknowledgements', () => {
     );
   });
 
+  it('reads every instant it records from the injected clock', async () => {
+    const clock = 1_234_567_000;
+    const commit = new GroupCommit(createWriter(db), { now: () => clock });
+    const stored = insert(commit, row());
+    // Queued in this turn of the event loop, not yet taken by a flush.
+    expect(commit.oldestWaitingSince).toBe(clock);
+    await stored;
+    expect(commit.state.lastCommitAt).toBe(clock);
+  });
+
   it('rejects the whole batch when one row cannot be stored, and the next batch commits', async () => {
     const commit = new GroupCommit(createWriter(db));
     const existing = row();

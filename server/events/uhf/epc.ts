@@ -19,8 +19,8 @@ export function hexProblem(hex: string): string | null {
 /**
  * Decoded URIs by EPC. Decoding is a pure function of the hex, and readers report the same tag
  * population over and over (hence the dedup window), so most reads are repeats; decoding with
- * epc-tds costs measurably more per read than a lookup (figures: docs/decisions.md, "Figures
- * behind the code"). Bounded by `DECODED_LIMIT` entries: cleared when full.
+ * epc-tds costs measurably more per read than a lookup (figures: docs/performance.md,
+ * P06). Bounded by `DECODED_LIMIT` entries: cleared when full.
  */
 const decoded = new Map<string, string>();
 const DECODED_LIMIT = 20_000;

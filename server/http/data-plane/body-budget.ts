@@ -5,7 +5,7 @@ import { LARGE_BODY_CHARS } from '../../events/large-body';
  * How much memory large bodies may hold at once (issue 38.3). A body above `LARGE_BODY_CHARS`
  * costs a few times its size while it is read, checked, validated and stored (its bytes, its
  * text, what validation keeps, the copies the database driver makes; figures in
- * docs/decisions.md, "Hardening, second round: large bodies"). Bodies in flight may together
+ * docs/performance.md, P32). Bodies in flight may together
  * declare up to `BODY_BUDGET_BYTES`; one more is refused with 503 `overloaded` and Retry-After
  * (SPEC §13: "try again later") before a byte of it is read, rather than waiting: a waiting
  * body holds its connection and its client's timeout, and the reader retries anyway. One body

@@ -22,7 +22,7 @@ export function payloadTooLarge(ctx: Context, limit: number): AppError {
  *
  * Plain 'data'/'end' listeners rather than `for await`: the stream's async iterator costs
  * measurably more main-thread time per request than plain listeners (figures:
- * docs/decisions.md, "Figures behind the code").
+ * docs/performance.md, P06).
  */
 export function readBody(ctx: Context, limit: number): Promise<Buffer> {
   const declared = ctx.request.length;

@@ -9,7 +9,7 @@ import { AppError } from '../../errors';
  * here. Allowed: any IP literal (a rebinding page's origin is always a name, so an address in
  * `Host` cannot be one), `localhost` and `*.localhost`, this machine's names (`os.hostname()`,
  * its first label, `<name>.local`), the listen addresses' names, the stored `host` setting, and
- * the names in `GATEWAY_ALLOWED_HOSTS` (comma-separated; see docs/decisions.md).
+ * the names in `GATEWAY_ALLOWED_HOSTS` (comma-separated; see docs/decisions/0072-host-allow-list.md).
  */
 export class HostAllowList {
   private readonly fixed: Set<string>;

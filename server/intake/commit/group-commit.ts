@@ -136,11 +136,19 @@ export class GroupCommit {
     flushingSince: null,
   };
 
+  private readonly limits: FlushLimits;
+  private readonly reachMs: number;
+  /** The clock every instant above is read from (the gateway's, injected like everywhere else). */
+  private readonly now: () => number;
+
   constructor(
     private readonly writer: Writer,
-    private readonly limits: FlushLimits = FLUSH_LIMITS,
-    private readonly reachMs = WRITER_QUEUE_WAIT_MS,
-  ) {}
+    options: { limits?: FlushLimits; reachMs?: number; now?: () => number } = {},
+  ) {
+    this.limits = options.limits ?? FLUSH_LIMITS;
+    this.reachMs = options.reachMs ?? WRITER_QUEUE_WAIT_MS;
+    this.now = options.now ?? Date.now;
+  }
 
   /** Jobs waiting for a flush to take them (not yet sent to the database). */
   get waiting(): number {
@@ -183,7 +191,7 @@ export class GroupCommit {
   }
 
   private enqueue(job: Job): void {
-    job.queuedAt = Date.now();
+    job.queuedAt = this.now();
     this.pending.push(job);
     this.armExpiry();
     if (this.flushing || this.scheduled) return;
@@ -207,7 +215,7 @@ export class GroupCommit {
     this.expiry = setTimeout(
       () => {
         this.expiry = null;
-        const now = Date.now();
+        const now = this.now();
         while (this.pending.length > 0 && now - (this.pending[0].queuedAt ?? now) >= this.reachMs) {
           const job = this.pending.shift()!;
           this.state.lastGivenUpAt = now;
@@ -215,7 +223,7 @@ export class GroupCommit {
         }
         this.armExpiry();
       },
-      Math.max(0, oldest + this.reachMs - Date.now()),
+      Math.max(0, oldest + this.reachMs - this.now()),
     );
     this.expiry.unref();
   }
@@ -223,7 +231,7 @@ export class GroupCommit {
   private startFlush(): void {
     if (this.pending.length === 0) return;
     const batch = this.pending.splice(0, this.limits.jobs);
-    this.state.flushingSince = Date.now();
+    this.state.flushingSince = this.now();
     this.flushing = this.flush(batch).finally(() => {
       this.flushing = null;
       this.state.flushingSince = null;
@@ -259,7 +267,7 @@ export class GroupCommit {
    * it idled until those responses were written and the pool had lent the connection out again,
    * while the main thread idled in turn as the batch ran. A store batch first runs its jobs up to
    * their first read, so the answers wait until that read is on its way (`nextTrip`). Figures:
-   * docs/decisions.md.
+   * docs/performance.md, P04.
    *
    * The chain ends, and the writer is given back, as soon as anyone else waits for the writer
    * (an admin write), after `limits.chained` flushes, and after a batch that failed. PostgreSQL
@@ -322,13 +330,13 @@ export class GroupCommit {
   /** Storage trouble (not a job's own refusal) is remembered for `/_health`. */
   private failed(error: unknown): void {
     if (!isDatabaseUnavailable(error)) return;
-    this.state.lastErrorAt = Date.now();
+    this.state.lastErrorAt = this.now();
     const code = (error as { code?: unknown }).code;
     this.state.lastError = typeof code === 'string' ? code : (error as Error).name;
   }
 
   private committed(events: number, jobs: number): void {
-    this.state.lastCommitAt = Date.now();
+    this.state.lastCommitAt = this.now();
     this.stats.flushes += 1;
     this.stats.events += events;
     this.stats.jobs += jobs;

@@ -14,8 +14,8 @@ export const FLUSH_LIMITS: FlushLimits = { jobs: 1000, chained: 32 };
  * The ingest load policy, in one place: how intake (202s), sync stores (200s) and queued
  * processing share SQLite's one writer and Node's one main thread. Every part that used to carry
  * a knob of its own (the group commit's batch and chain lengths, the sync batcher, the worker's
- * claims) reads it here. The reasoning and the measured figures are in docs/decisions.md
- * ("Ingest load policy").
+ * claims) reads it here. The reasoning is docs/decisions/0010-queued-processing-always-runs.md,
+ * the measured figures docs/performance.md (P10).
  *
  * The rule: queued processing always runs. The worker claims full batches back to back whenever
  * the queue holds work, and its transactions take their turn in the group commit beside the

@@ -26,8 +26,8 @@ const MIN_FILE_BYTES = HEADER_BYTES + TAG_BYTES;
 
 /**
  * scrypt parameters per container version. Version 2 (written now): N = 2^17, r = 8, the cost
- * OWASP recommends: 128 MiB and a noticeable time per derivation (figures: docs/decisions.md,
- * "Backups: container version 2 uses scrypt N=2^17"), on libuv's thread pool, not the event
+ * OWASP recommends: 128 MiB and a noticeable time per derivation (figures: docs/performance.md,
+ * P28; record docs/decisions/0171-backup-container-v2-scrypt.md), on libuv's thread pool, not the event
  * loop. Version 1 (N = 2^15) is still read. maxmem leaves room above 128·N·r.
  */
 const SCRYPT_BY_VERSION: Readonly<Record<number, ScryptOptions>> = {
