@@ -37,6 +37,18 @@ export function detectFormat(record: JsonObject): ReaderFormat | null {
 const ZEBRA_TAG_TYPES = new Set(['SIMPLE', 'CUSTOM']);
 
 /**
+ * A Zebra record's field pointers below the record's own: built once, since every read of every
+ * batch would otherwise build the same strings again (the record's pointer is prefixed per read).
+ */
+const ZEBRA_PATHS = {
+  idHex: pointer('data', 'idHex'),
+  MAC: pointer('data', 'MAC'),
+  antenna: pointer('data', 'antenna'),
+  peakRssi: pointer('data', 'peakRssi'),
+  timestamp: pointer('timestamp'),
+};
+
+/**
  * Zebra FX/ATR IoT Connector tag data event:
  * `{type, timestamp, data: {idHex, antenna, peakRssi, reads, eventNum, format, MAC?}}`.
  * `reads` is the reader's own count of sightings folded into this event; the gateway counts the
@@ -49,17 +61,15 @@ const zebra: Extractor = (record, base, errors, localZone) => {
   // carry an idHex is still read, so no tag is lost to a type name we do not know.
   const type = typeof record.type === 'string' ? record.type.toUpperCase() : null;
   if (type === 'HEARTBEAT' || (type !== null && !ZEBRA_TAG_TYPES.has(type) && missing(data.idHex))) return null;
-  const at = (key: string): string => base + pointer('data', key);
   const before = errors.length;
-  const epc = requiredEpc(data.idHex, at('idHex'), 'idHex', errors);
-  const fields = {
-    tid: null,
-    readerId: readerName(data.MAC, at('MAC'), 'MAC', errors),
-    antenna: antenna(data.antenna, at('antenna'), errors),
-    rssi: rssi(data.peakRssi, at('peakRssi'), errors),
-    readAt: readTime(record.timestamp, base + pointer('timestamp'), 'timestamp', errors, 'none', localZone),
-  };
-  return epc !== null && errors.length === before ? { epc, ...fields } : null;
+  const epc = requiredEpc(data.idHex, base + ZEBRA_PATHS.idHex, 'idHex', errors);
+  const readerId = readerName(data.MAC, base + ZEBRA_PATHS.MAC, 'MAC', errors);
+  const port = antenna(data.antenna, base + ZEBRA_PATHS.antenna, errors);
+  const dbm = rssi(data.peakRssi, base + ZEBRA_PATHS.peakRssi, errors);
+  const readAt = readTime(record.timestamp, base + ZEBRA_PATHS.timestamp, 'timestamp', errors, 'none', localZone);
+  return epc !== null && errors.length === before
+    ? { epc, tid: null, readerId, antenna: port, rssi: dbm, readAt }
+    : null;
 };
 
 /**

@@ -109,6 +109,12 @@ const ZEBRA_ALARMS: Record<string, ReaderAlarmCode> = { ERROR: 'reader_error', W
 /** The Impinj event types that are status messages; `eventType` is sent with or without the `Event` suffix. */
 const IMPINJ_STATUS = new Set(['antennaConnected', 'antennaDisconnected', 'inventoryStatus', 'overflow']);
 
+/** A status message's time, or the receive time when it has none that parses. */
+function instantOr(value: unknown, localZone: string, receivedAt: number): number {
+  const parsed = typeof value === 'string' ? parseIsoDateTime(value, localZone) : null;
+  return parsed !== null && Number.isFinite(parsed) ? Math.floor(parsed) : receivedAt;
+}
+
 /**
  * The record as a status message, or null when it is not one (a tag read, or an event the
  * reader's record has no use for). `defaultReaderId` names the reader when the record names
@@ -121,17 +127,16 @@ export function readerStatus(
   receivedAt: number,
   localZone: string,
 ): ReaderStatus | null {
-  const at = (value: unknown): number => {
-    const parsed = typeof value === 'string' ? parseIsoDateTime(value, localZone) : null;
-    return parsed !== null && Number.isFinite(parsed) ? Math.floor(parsed) : receivedAt;
-  };
+  const at = (value: unknown): number => instantOr(value, localZone, receivedAt);
   if (format === 'zebra') {
     const type = typeof record.type === 'string' ? record.type.toUpperCase() : '';
     const data = object(record.data);
-    const readerId = nameIn(data.MAC) ?? defaultReaderId;
-    if (type === 'HEARTBEAT') return { readerId, ...zebraHeartbeat(data), alarm: null, raw: record };
     const code = ZEBRA_ALARMS[type];
-    if (!code || data.idHex !== undefined) return null;
+    // Tag data, the common case, first: nothing more to look at.
+    if (type !== 'HEARTBEAT' && (!code || data.idHex !== undefined)) return null;
+    const readerId = nameIn(data.MAC) ?? defaultReaderId;
+    // Past the line above, no alarm code means a heartbeat.
+    if (type === 'HEARTBEAT' || !code) return { readerId, ...zebraHeartbeat(data), alarm: null, raw: record };
     const message = text(data.message) ?? text(data.description) ?? type.toLowerCase();
     return { readerId, health: null, antennas: [], alarm: { code, message, at: at(record.timestamp) }, raw: record };
   }
