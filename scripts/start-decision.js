@@ -2,14 +2,14 @@
 import { join } from 'node:path';
 
 /**
- * Which program `npm start` runs. Electron needs its binary (downloaded by the electron
- * package's install script, which offline installs skip) and, on Linux, a display server; where
- * either is missing the same gateway runs headless with the web admin.
+ * Which program `npm start` runs. Electron needs its binary (Electron 45's package fetches it on
+ * first use, or with `npx install-electron`, not at install) and, on Linux, a display server;
+ * where either is missing the same gateway runs headless with the web admin.
  * @param {{ platform: NodeJS.Platform, env: Record<string, string | undefined>, electronPath: string | null }} facts
  * @returns {{ launcher: 'electron', electronPath: string } | { launcher: 'headless', reason: string }}
  */
 export function chooseLauncher({ platform, env, electronPath }) {
-  if (!electronPath) return { launcher: 'headless', reason: 'no Electron binary' };
+  if (!electronPath) return { launcher: 'headless', reason: 'no Electron binary; npx install-electron downloads it' };
   if (platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY)
     return { launcher: 'headless', reason: 'no display' };
   return { launcher: 'electron', electronPath };

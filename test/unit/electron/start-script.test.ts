@@ -19,7 +19,7 @@ describe('chooseLauncher', () => {
     for (const platform of ['linux', 'darwin', 'win32'] as const) {
       expect(chooseLauncher({ platform, env: { DISPLAY: ':0' }, electronPath: null })).toEqual({
         launcher: 'headless',
-        reason: 'no Electron binary',
+        reason: 'no Electron binary; npx install-electron downloads it',
       });
     }
   });
