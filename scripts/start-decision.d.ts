@@ -7,6 +7,10 @@ export function chooseLauncher(facts: {
   electronPath: string | null;
 }): LaunchDecision;
 
-export function electronBinary(require: (id: string) => unknown, exists: (path: string) => boolean): string | null;
+export function electronBinary(
+  packageDir: string | null,
+  env: Record<string, string | undefined>,
+  files: { exists: (path: string) => boolean; read: (path: string) => string },
+): string | null;
 
 export function fallbackLine(reason: string): string;

@@ -4,9 +4,10 @@
 // Arguments are forwarded (`npm start -- --port 0`); signals are passed on to the child and its
 // exit code becomes ours.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chooseLauncher, electronBinary, fallbackLine } from './start-decision.js';
 
@@ -25,15 +26,32 @@ if (build.status !== 0) {
 const decision = chooseLauncher({
   platform: process.platform,
   env: process.env,
-  electronPath: electronBinary(createRequire(import.meta.url), existsSync),
+  electronPath: electronBinary(electronPackageDir(), process.env, {
+    exists: existsSync,
+    read: (path) => readFileSync(path, 'utf8'),
+  }),
 });
 if (decision.launcher === 'electron') {
+  // The desktop app reads its port and host from Settings; the flags are `gateway serve`'s.
+  if (args.length > 0)
+    process.stdout.write(
+      `npm start: the desktop app takes its port and host from Settings and ignores ${args.join(' ')}; for the headless gateway run npm run serve -- ${args.join(' ')}\n`,
+    );
   // ELECTRON_RUN_AS_NODE left over in a shell would turn the app into a plain Node process.
   const env = { ...process.env };
   delete env.ELECTRON_RUN_AS_NODE;
   run(decision.electronPath, ['.', ...args], env, () => headless('the Electron binary could not be started'));
 } else {
   headless(decision.reason);
+}
+
+/** node_modules/electron, or null when the package is not installed at all. */
+function electronPackageDir() {
+  try {
+    return dirname(createRequire(import.meta.url).resolve('electron/package.json'));
+  } catch {
+    return null;
+  }
 }
 
 function headless(reason) {

@@ -128,8 +128,23 @@ async function serve(args: string[]): Promise<void> {
   }
   if (https) process.stdout.write(`Gateway listening on https://${shownHost}:${https.port}/GWENDPOINTAPI\n`);
   for (const url of gateway.mqtt.urls()) process.stdout.write(`MQTT listening on ${url}\n`);
+  for (const line of webAdminLines(running.urls, gateway.deps.settings.current().adminAccess))
+    process.stdout.write(`${line}\n`);
   if (gateway.firstAdmin?.generatedPassword) showFirstPassword(gateway.firstAdmin, dataDir);
   for (const url of running.urls) logger.info('reachable', { url });
+}
+
+/**
+ * Where to open the web admin, one line per address the gateway answers on (every LAN address,
+ * HTTPS too when it is on), so a first start ends with a URL to click. With `adminAccess` `local`
+ * the admin answers on this machine only: only the loopback addresses are printed, and the line
+ * says why.
+ */
+function webAdminLines(urls: readonly string[], adminAccess: 'lan' | 'local'): string[] {
+  const loopback = (url: string) => /^https?:\/\/(127\.|\[::1\]|localhost[:/])/.test(url);
+  const shown = urls.filter((url) => /^https?:\/\//.test(url) && (adminAccess === 'lan' || loopback(url)));
+  const note = adminAccess === 'local' ? ' (this machine only: adminAccess is "local")' : '';
+  return shown.map((url) => `Web admin: ${url}/_admin/${note}`);
 }
 
 /**

@@ -156,13 +156,21 @@ export const endpointsRepo = {
     return new Set(rows.map((row) => row.mqtt_topic));
   },
 
-  /** Route names (as stored) that are taken by routes other than `exceptRouteIds`. */
-  async takenRouteNames(db: Queryable, names: string[], exceptRouteIds: number[]): Promise<Set<string>> {
-    if (names.length === 0) return new Set();
-    const query = db('routes').whereIn('name_key', names.map(nameKey));
-    if (exceptRouteIds.length > 0) void query.whereNotIn('id', exceptRouteIds);
-    const rows: { name_key: string }[] = await query.select('name_key');
-    return new Set(rows.map((row) => row.name_key));
+  /**
+   * Route names (by name key) taken by routes other than `exceptRouteIds`, each with the name of
+   * the endpoint that holds it (a clash says where the name is in use).
+   */
+  async takenRouteNames(db: Queryable, names: string[], exceptRouteIds: number[]): Promise<Map<string, string>> {
+    if (names.length === 0) return new Map();
+    const query = db('routes')
+      .join('endpoints', 'endpoints.id', 'routes.endpoint_id')
+      .whereIn('routes.name_key', names.map(nameKey));
+    if (exceptRouteIds.length > 0) void query.whereNotIn('routes.id', exceptRouteIds);
+    const rows: { name_key: string; endpoint: string }[] = await query.select(
+      'routes.name_key',
+      'endpoints.name as endpoint',
+    );
+    return new Map(rows.map((row) => [row.name_key, row.endpoint]));
   },
 
   async insert(db: Queryable, endpoint: { name: string; baseRoutePath: string; active: boolean }): Promise<number> {

@@ -104,8 +104,17 @@ export function createEndpointsService(deps: ServiceDeps) {
     const nameErrors: FieldError[] = [];
     writes.forEach((route, index) => {
       const key = nameKey(route.name);
-      if (taken.has(key) || seen.has(key))
-        nameErrors.push({ path: `/routes/${index}/name`, message: `Route name "${route.name}" is already used` });
+      const holder = taken.get(key);
+      if (holder !== undefined)
+        nameErrors.push({
+          path: `/routes/${index}/name`,
+          message: `Route name "${route.name}" is already used by endpoint "${holder}"`,
+        });
+      else if (seen.has(key))
+        nameErrors.push({
+          path: `/routes/${index}/name`,
+          message: `Route name "${route.name}" is used twice in this endpoint`,
+        });
       seen.add(key);
     });
     if (nameErrors.length > 0) {

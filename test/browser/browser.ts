@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { staticAdmin } from '../../server/http/static-admin';
@@ -21,13 +22,18 @@ export interface BrowserRig {
   close(): Promise<void>;
 }
 
-/** A real gateway serving the built web admin, and a Chromium page pointed at nothing yet. */
-export async function startRig(): Promise<BrowserRig> {
-  const gateway = await startTestGateway({ adminAssets: staticAdmin() });
-  const browser = await chromium.launch({
+/** The system Chromium, headless, as every browser test runs it. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
   });
+}
+
+/** A real gateway serving the built web admin, and a Chromium page pointed at nothing yet. */
+export async function startRig(): Promise<BrowserRig> {
+  const gateway = await startTestGateway({ adminAssets: staticAdmin() });
+  const browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1360, height: 900 }, acceptDownloads: true });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -70,4 +76,14 @@ export async function signIn(page: Page, adminUrl: string, password = ADMIN_PASS
 export async function goTo(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
   await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's violations on the page as it is now, by rule id and element: a clean page has none. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated, not injected as a <script>: the admin's CSP refuses inline scripts.
+  return page.evaluate<string[]>(
+    `${AXE_SOURCE}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.flatMap((v) => v.nodes.map((n) => v.id + ': ' + n.target.join(' '))))`,
+  );
 }

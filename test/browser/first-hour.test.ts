@@ -1,19 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, settledReceipt } from '../helpers/test-gateway';
-import { screenshot, signIn, startRig, type BrowserRig } from './browser';
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's violations on the page as it is now, by rule id and element. */
-async function axeViolations(page: Page): Promise<string[]> {
-  // Evaluated, not injected as a <script>: the admin's CSP refuses inline scripts.
-  return page.evaluate<string[]>(
-    `${AXE_SOURCE}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.flatMap((v) => v.nodes.map((n) => v.id + ': ' + n.target.join(' '))))`,
-  );
-}
+import { axeViolations, screenshot, signIn, startRig, type BrowserRig } from './browser';
 
 /**
  * Issue 40, "a technician's first hour": what a new user met that hid a change or misled. One

@@ -31,10 +31,11 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
     const { page, gateway } = rig;
     const [url] = gateway.gateway.runtime.listenUrls;
     expect(url).toBeDefined();
-    const qr = page.getByRole('img', { name: `QR code for ${url}` });
-    await qr.waitFor();
-    expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    // This gateway listens on 127.0.0.1 only: the address to copy, and no QR code, since no other
+    // device can reach it (issue 40.7; first-hour-details covers the QR code of a LAN address).
     await page.getByText(url ?? '', { exact: true }).waitFor();
+    await page.getByText('The gateway listens on this machine only').waitFor();
+    expect(await page.getByRole('img', { name: /^QR code for/ }).count()).toBe(0);
     const state = page.getByRole('region', { name: 'Server state' });
     for (const label of ['Version', 'Uptime', 'Database', 'Queue depth', 'Events per minute']) {
       await state.getByText(label, { exact: true }).waitFor();

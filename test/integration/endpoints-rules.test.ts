@@ -106,7 +106,12 @@ describe('endpoints and routes (SPEC §3)', () => {
     });
     expect(other.status).toBe(409);
     expect(other.body.code).toBe('route_name_taken');
-    expect(other.body.errors).toContainEqual(expect.objectContaining({ path: '/routes/0/name' }));
+    // The clash names the endpoint that holds the name (issue 40.7): the technician knows where to look.
+    expect(other.body.errors).toContainEqual({
+      path: '/routes/0/name',
+      message: 'Route name "DOCKIN" is already used by endpoint "Dock"',
+    });
+    expect(other.body.detail ?? other.body.message).toContain('endpoint "Dock"');
     const twice = await gw.admin('POST', '/endpoints', {
       name: 'Yard',
       baseRoutePath: 'yard',
@@ -114,6 +119,10 @@ describe('endpoints and routes (SPEC §3)', () => {
     });
     expect(twice.status).toBe(409);
     expect(twice.body.code).toBe('route_name_taken');
+    expect(twice.body.errors).toContainEqual({
+      path: '/routes/1/name',
+      message: 'Route name "Y1" is used twice in this endpoint',
+    });
   });
 
   it('frees a route name once its route is deleted', async () => {

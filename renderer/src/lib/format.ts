@@ -1,19 +1,11 @@
-/** Display helpers: the screens show local time, the API speaks ISO 8601. */
+/** Display helpers. Instants are shown by `formatDateTime` (gateway-time.svelte.ts), in the gateway's zone. */
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
-
-export function formatDateTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : dateTime.format(date);
-}
-
-export function formatDate(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  // `YYYY-MM-DD` is a calendar day, not an instant: format it without shifting time zones.
-  const day = /^\d{4}-\d{2}-\d{2}$/.test(iso) ? new Date(`${iso}T12:00:00`) : new Date(iso);
-  return Number.isNaN(day.getTime()) ? iso : dateOnly.format(day);
+/**
+ * A calendar day (`YYYY-MM-DD`, an access token's expiry) as the API gives it: the same year-month-day
+ * order as every time on screen, and no zone to shift it.
+ */
+export function formatDate(day: string | null | undefined): string {
+  return day || '—';
 }
 
 export function formatUptime(seconds: number): string {

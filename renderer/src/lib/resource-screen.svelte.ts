@@ -3,6 +3,7 @@ import { confirmAction } from './confirm.svelte';
 import { FormErrors, describeError } from './errors';
 import type { FieldScope } from './field-labels';
 import { RESOURCE_KINDS, type ResourceKind } from './resource-kinds';
+import { clearToasts, toast } from './toast.svelte';
 
 export interface Banner {
   kind: 'success' | 'error';
@@ -128,8 +129,10 @@ export class ResourceScreen<T extends { id: number }, D> {
     this.dialogOpen = false;
   };
 
+  /** A confirmation goes to the toast, in view wherever the page is scrolled; it ends an older error. */
   succeed = (text: string): void => {
-    this.banner = { kind: 'success', text };
+    this.banner = null;
+    toast(text);
   };
 
   fail = (text: string): void => {
@@ -144,6 +147,7 @@ export class ResourceScreen<T extends { id: number }, D> {
     this.busy = true;
     this.errors = new FormErrors();
     this.banner = null;
+    clearToasts();
     try {
       const saved = await save(this.draft, this.editing);
       if (!this.options.keepOpen?.(saved, creating)) this.dialogOpen = false;
@@ -171,6 +175,7 @@ export class ResourceScreen<T extends { id: number }, D> {
     });
     if (!confirmed) return;
     this.banner = null;
+    clearToasts();
     try {
       await remove.run(item);
       if (await this.load()) this.succeed(`Deleted ${this.noun} “${name}”.`);

@@ -5,20 +5,20 @@ export function routeUrl(listenUrl: string, baseRoutePath: string, routeName: st
   return `${listenUrl.replace(/\/+$/, '')}/${baseRoutePath}/${routeName}`;
 }
 
-/** The ports the gateway listens on, read from its URLs. */
-export function listeningPorts(urls: string[]): number[] {
-  return [
-    ...new Set(
-      urls.flatMap((url) => {
-        try {
-          const parsed = new URL(url);
-          return [Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80))];
-        } catch {
-          return [];
-        }
-      }),
-    ),
-  ];
+/**
+ * The port the gateway listens on for `scheme`, read from its URLs; null when none is listed (no
+ * HTTPS with tlsMode `off`; with `on` the HTTP port only redirects and is not listed).
+ */
+export function listeningPort(urls: string[], scheme: 'http' | 'https'): number | null {
+  for (const url of urls) {
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol === `${scheme}:`) return Number(parsed.port || (scheme === 'https' ? 443 : 80));
+    } catch {
+      // Not a URL: look at the next one.
+    }
+  }
+  return null;
 }
 
 /**

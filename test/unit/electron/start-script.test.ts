@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { chooseLauncher, electronBinary, fallbackLine } from '../../../scripts/start-decision.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ELECTRON_DIR = join(ROOT, 'node_modules', 'electron');
+const FILES = { exists: existsSync, read: (path: string) => readFileSync(path, 'utf8') };
 const FALLBACK =
   /^Electron is not available here \((.+)\); starting the headless gateway with the web admin instead\.$/m;
 
@@ -17,7 +19,7 @@ describe('chooseLauncher', () => {
     for (const platform of ['linux', 'darwin', 'win32'] as const) {
       expect(chooseLauncher({ platform, env: { DISPLAY: ':0' }, electronPath: null })).toEqual({
         launcher: 'headless',
-        reason: 'no Electron binary',
+        reason: 'no Electron binary; npx install-electron downloads it',
       });
     }
   });
@@ -45,25 +47,27 @@ describe('chooseLauncher', () => {
     expect(chooseLauncher({ platform: 'win32', env: {}, electronPath })).toMatchObject({ launcher: 'electron' });
   });
 
-  it('finds the binary only when require("electron") yields an existing path', () => {
-    const throwing = () => {
-      throw new Error(
-        'Electron failed to install correctly, please delete node_modules/electron and try installing again',
+  it('finds the binary by its path.txt, without running the package (which would try a download)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-electron-pkg-'));
+    const files = { exists: existsSync, read: (path: string) => readFileSync(path, 'utf8') };
+    try {
+      // Not installed at all, or installed without its binary (no path.txt: the download failed).
+      expect(electronBinary(null, {}, files)).toBeNull();
+      expect(electronBinary(dir, {}, files)).toBeNull();
+      // path.txt written, but the binary it names is missing.
+      writeFileSync(join(dir, 'path.txt'), 'electron');
+      expect(electronBinary(dir, {}, files)).toBeNull();
+      mkdirSync(join(dir, 'dist'));
+      writeFileSync(join(dir, 'dist', 'electron'), '');
+      expect(electronBinary(dir, {}, files)).toBe(join(dir, 'dist', 'electron'));
+      // ELECTRON_OVERRIDE_DIST_PATH names another dist folder, as the package's index.js reads it.
+      expect(electronBinary(dir, { ELECTRON_OVERRIDE_DIST_PATH: join(dir, 'elsewhere') }, files)).toBeNull();
+      expect(electronBinary(dir, { ELECTRON_OVERRIDE_DIST_PATH: join(dir, 'dist') }, files)).toBe(
+        join(dir, 'dist', 'electron'),
       );
-    };
-    expect(electronBinary(throwing, () => true)).toBeNull();
-    expect(
-      electronBinary(
-        () => '/missing/electron',
-        () => false,
-      ),
-    ).toBeNull();
-    expect(
-      electronBinary(
-        () => electronPath,
-        () => true,
-      ),
-    ).toBe(electronPath);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('says so in one line', () => {
@@ -105,6 +109,14 @@ describe('npm start without a display', () => {
         });
         const lines = stdout.split('\n');
         expect(lines.filter((line) => FALLBACK.test(line))).toHaveLength(1);
+        // Where the Electron binary was never downloaded (this machine), npm start looks before it
+        // tries: no download attempt, no "Downloading Electron binary..." and no "fetch failed" stack.
+        if (!electronBinary(ELECTRON_DIR, process.env, FILES)) {
+          expect(stdout + stderr).not.toContain('Downloading Electron binary');
+          expect(stdout + stderr).not.toContain('fetch failed');
+        }
+        // Where to open the web admin, once listening (issue 40.8).
+        await expect.poll(() => stdout).toContain(`Web admin: ${url}/_admin/`);
         expect(lines.findIndex((line) => FALLBACK.test(line))).toBeLessThan(
           lines.findIndex((line) => line.startsWith('Gateway listening')),
         );
