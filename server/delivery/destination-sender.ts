@@ -491,16 +491,20 @@ export class DestinationSender {
       lastStatus: result.status,
       lastError: result.message,
     };
-    ledger.failed(this.config.id, result.reason, { at, status: result.status, message: result.message });
+    // Counted once recorded: the status then shows the error with the batch's attempts.
+    const failed = () =>
+      ledger.failed(this.config.id, result.reason, { at, status: result.status, message: result.message });
     const expired = at - firstAttemptAt >= this.config.maxRetryAgeSeconds * 1000;
     if (result.retry && !expired) {
       await this.write((writes) => outboxRepo.failed(writes, batch, failure));
+      failed();
       // Tried again at its time, unless dead letters were sent back meanwhile (then the head is read).
       if (this.epoch === epoch && this.head === held) this.head = { ...held, batch: { ...batch, ...failure } };
       return;
     }
     const reason = result.retry ? 'max_retry_age' : 'http_status';
     await this.write((writes) => outboxRepo.deadLettered(writes, batch, { ...failure, reason, failedAt: at }));
+    failed();
     if (this.head === held) this.head = null;
     ledger.deadLettered(this.config.id, items, reason, true);
     this.deps.logger.warn('delivery dead-lettered', {
