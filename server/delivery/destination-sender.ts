@@ -22,6 +22,11 @@ const LEASE_MARGIN_MS = 30_000;
  */
 const AHEAD_BATCHES = 4;
 const AHEAD_ITEMS = 2000;
+/**
+ * At most this many batches are sent and not yet recorded, the one in flight included: after a
+ * crash they go again, so this bounds what a receiver sees twice.
+ */
+const MAX_UNRECORDED = AHEAD_BATCHES;
 
 /**
  * Runs a job in one of the gateway's write transactions (the group commit's `store`): the
@@ -112,6 +117,8 @@ export class DestinationSender {
   private complete = false;
   /** Delivered (2xx) and not yet recorded: the next write deletes them. */
   private delivered: Held[] = [];
+  /** Delivered batches the running write records (not yet committed). */
+  private recording = 0;
   /** The write running beside the sending, if any (one at a time). */
   private writing: Promise<void> | null = null;
   private writeFailure: { error: unknown } | null = null;
@@ -186,10 +193,7 @@ export class DestinationSender {
         trouble += 1;
         waitMs = backoffMs(trouble);
         // What the sender held is read again; what it delivered and did not record goes again.
-        await this.writing;
-        this.writeFailure = null;
-        this.delivered = [];
-        this.forget();
+        await this.dropAll();
         logger.warn('delivery loop failed', {
           destination: this.config.name,
           error: error instanceof Error ? error.message : String(error),
@@ -204,6 +208,14 @@ export class DestinationSender {
     }
     // Stopped: what was delivered meanwhile is recorded, so a restart does not send it again.
     await this.flush().catch(() => undefined);
+  }
+
+  /** After the running write, forgets everything held, delivered but unrecorded batches too (sent again). */
+  private async dropAll(): Promise<void> {
+    await this.writing;
+    this.writeFailure = null;
+    this.delivered = [];
+    this.forget();
   }
 
   /** Forgets the batches held beyond the database's word: the next step reads the head. */
@@ -232,9 +244,9 @@ export class DestinationSender {
       return 60_000;
     }
     if (!(await this.holdLease())) {
-      // Another instance sends now: what this one holds may be gone by the time it is back.
-      await this.flush();
-      this.forget();
+      // Another instance sends now, from the head: what this one holds may be gone by the time
+      // it is back, and what it delivered and did not record, that one sends again.
+      await this.dropAll();
       return LEASE_RETRY_MS;
     }
     const held = await this.next();
@@ -250,6 +262,8 @@ export class DestinationSender {
       this.delivered.push(held);
       return 0;
     }
+    // Too much delivered unrecorded: the records first (what a crash would send again stays bounded).
+    if (this.delivered.length + this.recording >= MAX_UNRECORDED) await this.flush();
     // The write beside this attempt records what went before and cuts what comes after.
     this.startWrite(false);
     await this.attempt(held);
@@ -300,6 +314,7 @@ export class DestinationSender {
   private startWrite(idle: boolean): void {
     if (this.writing) return;
     const recorded = this.delivered.splice(0);
+    this.recording = recorded.length;
     const known = [this.head, ...this.ahead, ...recorded].flatMap((held) => (held ? [held.batch.batchId] : []));
     const room = Math.max(1, Math.floor(AHEAD_ITEMS / this.config.batchMaxEvents));
     // Stopping, or enough cut ahead: this write only records.
@@ -332,6 +347,7 @@ export class DestinationSender {
       )
       .finally(() => {
         this.writing = null;
+        this.recording = 0;
         // More waiting than this write could cut: the next one at once, while the batch is in flight.
         this.topUp(true);
       });
