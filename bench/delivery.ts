@@ -26,7 +26,33 @@ export interface DeliveryReport {
   latency: { p50: number; p99: number; max: number };
   batches: number;
   itemsPerBatch: number;
+  /** The backlog sampled every `BACKLOG_SAMPLE_MS` during the load: flat when delivery keeps pace. */
+  backlog: { atEnd: number; max: number };
+  /**
+   * The same load on top of a standing backlog (built with the destination paused): what delivery
+   * can do when it has more to send than comes in. Delivered per second above queued per second
+   * means the backlog shrank while intake ran at full speed.
+   */
+  withBacklog: {
+    seconds: number;
+    startBacklog: number;
+    endBacklog: number;
+    /** How long the standing backlog lasted (the whole phase when it never emptied). */
+    lastedSeconds: number;
+    /** Items delivered per second while the backlog lasted: delivery's pace with more to send than comes in. */
+    deliveredPerSecond: number;
+    queuedPerSecond: number;
+    itemsPerBatch: number;
+  };
 }
+
+/** How often the backlog is sampled during the load. */
+const BACKLOG_SAMPLE_MS = 5000;
+/** The backlog phase: this long with the destination paused, then this long delivering. */
+const BACKLOG_FILL_SECONDS = 20;
+const BACKLOG_DELIVER_SECONDS = 20;
+/** The standing backlog is gone once less than a default batch waits. */
+const CAUGHT_UP_ITEMS = 100;
 
 const percentile = (sorted: number[], p: number): number =>
   sorted.length === 0 ? NaN : (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN);
@@ -82,7 +108,8 @@ export async function deliveryRun(
   const receiver = new CountingReceiver();
   const url = await receiver.start();
   try {
-    const destination = await admin.call<{ id: number }>('POST', '/destinations', { name: 'bench receiver', url });
+    const settings = { name: 'bench receiver', url };
+    const destination = await admin.call<{ id: number }>('POST', '/destinations', settings);
     await admin.call('POST', '/endpoints', {
       name: 'Bench delivery',
       baseRoutePath: 'benchDelivery',
@@ -98,44 +125,102 @@ export async function deliveryRun(
     });
     const base = context.bases.http;
     if (!base) throw new Error('delivery case: the gateway printed no http listener');
-    const before = await admin.metrics();
+    const target = {
+      url: `${base}/benchDelivery/${DELIVERY_ROUTE}`,
+      method: 'POST' as const,
+      tagPool: DISTINCT_TAG_POOL,
+    };
+    const loadFor = (seconds: number) =>
+      meteredLoad(target, seconds, context.connections, { server: context.serverPid });
+    const counted = async () => {
+      const m = await admin.metrics();
+      const backlog = m.gateway_destination_backlog ?? 0;
+      return { backlog, queued: backlog + (m.gateway_destination_delivered_total ?? 0), received: receiver.items };
+    };
+
+    const before = await counted();
     log(`delivery: ${context.seconds} s of sync UHFTagRead to one receiver`);
-    const figures = await meteredLoad(
-      { url: `${base}/benchDelivery/${DELIVERY_ROUTE}`, method: 'POST', tagPool: DISTINCT_TAG_POOL },
-      context.seconds,
-      context.connections,
-      { server: context.serverPid },
+    const samples: number[] = [];
+    const sampler = setInterval(
+      () =>
+        void counted().then(
+          (c) => samples.push(c.backlog),
+          () => undefined,
+        ),
+      BACKLOG_SAMPLE_MS,
     );
-    const deliveredDuringLoad = receiver.items;
-    const after = await admin.metrics();
-    const queued =
-      (after.gateway_destination_backlog ?? 0) +
-      (after.gateway_destination_delivered_total ?? 0) -
-      ((before.gateway_destination_backlog ?? 0) + (before.gateway_destination_delivered_total ?? 0));
-    const endedAt = Date.now();
-    let backlog = after.gateway_destination_backlog ?? 0;
-    while (backlog > 0) {
-      if (Date.now() - endedAt > 600_000) throw new Error(`delivery: ${backlog} items still waiting after 10 min`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      backlog = (await admin.metrics()).gateway_destination_backlog ?? 0;
-    }
-    const drainMs = Date.now() - endedAt;
+    const figures = await loadFor(context.seconds).finally(() => clearInterval(sampler));
+    const after = await counted();
+    const deliveredDuringLoad = after.received - before.received;
+    const drainMs = await drain(counted);
     const sorted = [...receiver.delays].sort((a, b) => a - b);
+    const batches = receiver.batches;
+    const items = receiver.items;
+
+    log(
+      `delivery: ${BACKLOG_FILL_SECONDS} s with the destination paused, then ${BACKLOG_DELIVER_SECONDS} s delivering`,
+    );
+    await admin.call('PUT', `/destinations/${destination.id}`, { ...settings, active: false });
+    await loadFor(BACKLOG_FILL_SECONDS);
+    const start = await counted();
+    const startedAt = Date.now();
+    const batchesBefore = receiver.batches;
+    // Each second: while the backlog lasts, delivery runs at what it can do.
+    let lasted = { ms: BACKLOG_DELIVER_SECONDS * 1000, received: NaN, batches: 0 };
+    const watch = setInterval(
+      () =>
+        void counted().then(
+          (c) => {
+            if (Number.isNaN(lasted.received) && c.backlog < CAUGHT_UP_ITEMS)
+              lasted = { ms: Date.now() - startedAt, received: c.received, batches: receiver.batches };
+          },
+          () => undefined,
+        ),
+      1000,
+    );
+    await admin.call('PUT', `/destinations/${destination.id}`, { ...settings, active: true });
+    await loadFor(BACKLOG_DELIVER_SECONDS).finally(() => clearInterval(watch));
+    const end = await counted();
+    if (Number.isNaN(lasted.received)) lasted = { ...lasted, received: end.received, batches: receiver.batches };
+    await drain(counted);
+
     return {
       seconds: context.seconds,
       connections: context.connections,
       load: figures,
       instrumentBound: instrumentBound(figures),
       deliveredPerSecond: deliveredDuringLoad / context.seconds,
-      queuedPerSecond: queued / context.seconds,
+      queuedPerSecond: (after.queued - before.queued) / context.seconds,
       drainMs,
       latency: { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN },
-      batches: receiver.batches,
-      itemsPerBatch: receiver.items / Math.max(1, receiver.batches),
+      batches,
+      itemsPerBatch: items / Math.max(1, batches),
+      backlog: { atEnd: after.backlog, max: Math.max(after.backlog, ...samples) },
+      withBacklog: {
+        seconds: BACKLOG_DELIVER_SECONDS,
+        startBacklog: start.backlog,
+        endBacklog: end.backlog,
+        lastedSeconds: lasted.ms / 1000,
+        deliveredPerSecond: (lasted.received - start.received) / (lasted.ms / 1000),
+        queuedPerSecond: (end.queued - start.queued) / BACKLOG_DELIVER_SECONDS,
+        itemsPerBatch: (lasted.received - start.received) / Math.max(1, lasted.batches - batchesBefore),
+      },
     };
   } finally {
     await receiver.close();
   }
+}
+
+/** Waits until the outbox is empty (the receiver has everything); answers how long that took. */
+async function drain(counted: () => Promise<{ backlog: number }>): Promise<number> {
+  const startedAt = Date.now();
+  let { backlog } = await counted();
+  while (backlog > 0) {
+    if (Date.now() - startedAt > 600_000) throw new Error(`delivery: ${backlog} items still waiting after 10 min`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    ({ backlog } = await counted());
+  }
+  return Date.now() - startedAt;
 }
 
 export function deliveryText(r: DeliveryReport): string {
@@ -143,8 +228,14 @@ export function deliveryText(r: DeliveryReport): string {
     `Delivery: ${r.seconds} s of sync UHFTagRead (distinct EPCs) to one local receiver, ${r.connections} connections` +
       (r.instrumentBound ? ` — INSTRUMENT-BOUND (generator ${r.load.generatorCpu}% of its core)` : ''),
     `  offered ${r.load.rps.toFixed(0)} req/s (p99 ${r.load.p99.toFixed(1)} ms); errors ${r.load.errors}`,
-    `  items into the outbox/s ${r.queuedPerSecond.toFixed(0)}, delivered/s during the load ${r.deliveredPerSecond.toFixed(0)}`,
+    `  items into the outbox/s ${r.queuedPerSecond.toFixed(0)}, delivered/s during the load ${r.deliveredPerSecond.toFixed(0)}` +
+      ` (${(r.deliveredPerSecond / Math.max(1, r.queuedPerSecond)).toFixed(2)} ×)`,
     `  outbox caught up ${(r.drainMs / 1000).toFixed(1)} s after the load; ${r.batches} batches, ${r.itemsPerBatch.toFixed(1)} items each`,
+    `  backlog during the load: ${r.backlog.atEnd} items at its end, at most ${r.backlog.max} (sampled every ${BACKLOG_SAMPLE_MS / 1000} s)`,
+    `  with a standing backlog (${r.withBacklog.startBacklog} items, built ${BACKLOG_FILL_SECONDS} s with the destination paused), ${r.withBacklog.seconds} s of the same load:` +
+      ` delivered/s ${r.withBacklog.deliveredPerSecond.toFixed(0)} while it lasted (${r.withBacklog.lastedSeconds.toFixed(0)} s)` +
+      ` against ${r.withBacklog.queuedPerSecond.toFixed(0)} in, backlog ${r.withBacklog.endBacklog} at the end,` +
+      ` ${r.withBacklog.itemsPerBatch.toFixed(1)} items per batch`,
     `  request → receiver latency per item: p50 ${r.latency.p50.toFixed(0)} ms, p99 ${r.latency.p99.toFixed(0)} ms, max ${r.latency.max.toFixed(0)} ms`,
     `  cpu % during the load: server ${r.load.cpu.server} (main ${r.load.cpu.serverMain}), load generator ${r.load.cpu.loadGenerator}, other ${r.load.cpu.other}`,
   ].join('\n');

@@ -14,13 +14,19 @@ import { backoffMs } from './retry-policy';
 const IDLE_POLL_MS = 1000;
 /** Another instance holds the destination: ask again after this long. */
 const LEASE_RETRY_MS = 2000;
-/**
- * While batches go back to back without a head read, the head is still read at least this often:
- * dead letters sent back on another instance are picked up within it (this instance's at once).
- */
-const HEAD_REREAD_MS = 1000;
 /** The lease outlives the longest attempt by this much. */
 const LEASE_MARGIN_MS = 30_000;
+/**
+ * While batches are sent, up to this many are kept cut ahead (fewer when `batchMaxEvents` is
+ * large: about `AHEAD_ITEMS` items), so the next one goes as soon as the one in flight is answered.
+ */
+const AHEAD_BATCHES = 4;
+const AHEAD_ITEMS = 2000;
+/**
+ * At most this many batches are sent and not yet recorded, the one in flight included: after a
+ * crash they go again, so this bounds what a receiver sees twice.
+ */
+const MAX_UNRECORDED = AHEAD_BATCHES;
 
 /**
  * Runs work in one of the gateway's write transactions (the group commit's `store`): the
@@ -52,6 +58,21 @@ export function loopFailure(at: number, error: unknown): LastError {
 /** A batch as the sender holds it between attempts. */
 type Batch = Omit<DeliveryBatch, 'id'>;
 
+/** A batch with its request body, built once (at its cut, or its first read) for every attempt at it. */
+interface Held {
+  batch: Batch;
+  body: string;
+  items: number;
+}
+
+/** What a write of the loop found: the batches it cut, or how long until a partial batch is due. */
+interface WriteOutcome {
+  cut: Held[];
+  /** No open batch was there besides those the sender held: what it cut follows them. */
+  complete: boolean;
+  waitMs: number;
+}
+
 export interface SenderDeps {
   db: Db;
   store: StoreInTransaction;
@@ -71,6 +92,12 @@ export interface SenderDeps {
  * the head batch is retried with backoff until it is delivered or dead-lettered, and only then
  * does the next one go. A slow or failing receiver holds up this loop alone: every destination
  * has its own, and intake never waits for any of them.
+ *
+ * The database work runs beside the sending: while a batch is in flight, one write records the
+ * batches delivered before it and cuts the next ones (full batches only while others wait to
+ * go), so the next batch goes as soon as the one in flight is answered. A delivered batch is
+ * recorded by the write that runs while its successor is in flight: after a crash in between,
+ * both are sent again, in order, with their own keys.
  */
 export class DestinationSender {
   private running = false;
@@ -78,15 +105,30 @@ export class DestinationSender {
   private readonly alarm = new Alarm();
   private readonly stopping = new AbortController();
   private http: HttpDelivery;
-  /** The body of the batch being sent, kept from its cut (or first read) so no attempt reads its items again. */
-  private cached: { batchId: string; body: string; items: number } | null = null;
+  /** The batch being sent (or retried at its time): the head, with its body. */
+  private head: Held | null = null;
+  /** Batches cut after the head, in order: they follow it (see `complete`). */
+  private ahead: Held[] = [];
   /**
-   * The batch cut in the transaction that recorded the last delivery, when it was the only open
-   * batch then: the head, unless dead letters were sent back since (`headMoved`).
+   * The sender holds every open batch (the head, `ahead`, `delivered`): a batch it cuts now comes
+   * after them. False at the start, after a failure of the loop, and when a write found an open
+   * batch it did not know (a dead letter sent back): the head is read from the database then.
    */
-  private soleCut: Batch | null = null;
-  private headMoved = false;
-  private headReadAt = 0;
+  private complete = false;
+  /** Delivered (2xx) and not yet recorded: the next write deletes them. */
+  private delivered: Held[] = [];
+  /** Delivered batches the running write records (not yet committed). */
+  private recording = 0;
+  /** The write running beside the sending, if any (one at a time). */
+  private writing: Promise<void> | null = null;
+  private writeFailure: { error: unknown } | null = null;
+  /** Counts the times what the sender held was thrown away: a write begun before one keeps nothing it cut. */
+  private epoch = 0;
+  /** How long the last write said to wait for a partial batch. */
+  private idleWaitMs = IDLE_POLL_MS;
+  /** A batch is in flight: new items are cut behind it as they come (`topUp`). */
+  private sending = false;
+  private lastWriteCut = false;
 
   constructor(
     private config: DestinationRecord,
@@ -115,14 +157,15 @@ export class DestinationSender {
     this.alarm.wake();
   }
 
-  /** New items or a config change: look again now. */
+  /** New items or a config change: look again now (and while a batch is in flight, cut behind it). */
   wake(): void {
     this.alarm.wake();
+    this.topUp(false);
   }
 
   /** Dead letters were sent back ahead of everything: the next step reads the head. */
   retried(): void {
-    this.headMoved = true;
+    this.forget();
     this.alarm.wake();
   }
 
@@ -149,6 +192,8 @@ export class DestinationSender {
         // The database, not the receiver: try again, backing off, without counting an attempt.
         trouble += 1;
         waitMs = backoffMs(trouble);
+        // What the sender held is read again; what it delivered and did not record goes again.
+        await this.dropAll();
         logger.warn('delivery loop failed', {
           destination: this.config.name,
           error: error instanceof Error ? error.message : String(error),
@@ -161,6 +206,24 @@ export class DestinationSender {
       }
       if (waitMs > 0 && this.running) await this.alarm.wait(waitMs);
     }
+    // Stopped: what was delivered meanwhile is recorded, so a restart does not send it again.
+    await this.flush().catch(() => undefined);
+  }
+
+  /** After the running write, forgets everything held, delivered but unrecorded batches too (sent again). */
+  private async dropAll(): Promise<void> {
+    await this.writing;
+    this.writeFailure = null;
+    this.delivered = [];
+    this.forget();
+  }
+
+  /** Forgets the batches held beyond the database's word: the next step reads the head. */
+  private forget(): void {
+    this.epoch += 1;
+    this.head = null;
+    this.ahead = [];
+    this.complete = false;
   }
 
   /**
@@ -168,52 +231,154 @@ export class DestinationSender {
    * instance lets the lease go so that another one may send meanwhile; what it cut is read again.
    */
   private async yieldLease(): Promise<void> {
-    this.soleCut = null;
     const { leaseOwner, db } = this.deps;
     if (leaseOwner) await outboxRepo.releaseLease(db.knex, this.config.id, leaseOwner).catch(() => undefined);
   }
 
   /** One step: send the head batch if it is due; answers how long to wait before the next step. */
   private async step(): Promise<number> {
-    const { db, now } = this.deps;
-    if (!this.config.active) return 60_000;
+    const { now } = this.deps;
+    this.raiseWriteFailure();
+    if (!this.config.active) {
+      await this.flush();
+      return 60_000;
+    }
     if (!(await this.holdLease())) {
-      // Another instance sends now: what this one cut last may be gone by the time it is back.
-      this.soleCut = null;
+      // Another instance sends now, from the head: what this one holds may be gone by the time
+      // it is back, and what it delivered and did not record, that one sends again.
+      await this.dropAll();
       return LEASE_RETRY_MS;
     }
-    const batch = this.takeSoleCut() ?? (await this.readHead(db)) ?? (await this.cutNext());
-    if (typeof batch === 'number') return batch;
-    const due = batch.nextAttemptAt - now();
-    if (due > 0) return due;
-    await this.attempt(batch);
+    const held = await this.next();
+    if (typeof held === 'number') return held;
+    const due = held.batch.nextAttemptAt - now();
+    if (due > 0) {
+      await this.flush();
+      return due;
+    }
+    if (held.items === 0) {
+      // Its items were discarded or taken by another batch (a lease that ran out): nothing to send.
+      this.head = null;
+      this.delivered.push(held);
+      return 0;
+    }
+    // Too much delivered unrecorded: the records first (what a crash would send again stays bounded).
+    if (this.delivered.length + this.recording >= MAX_UNRECORDED) await this.flush();
+    // The write beside this attempt records what went before and cuts what comes after.
+    this.startWrite(false);
+    await this.attempt(held);
     return 0;
   }
 
+  /** The batch to send now, or how long to wait for one. */
+  private async next(): Promise<Held | number> {
+    if (!this.head) this.head = this.ahead.shift() ?? null;
+    if (this.head) return this.head;
+    // Nothing held: what the running write cuts comes next; what was delivered is recorded first.
+    await this.flush();
+    this.head = this.ahead.shift() ?? null;
+    if (this.head) return this.head;
+    if (!this.complete) {
+      this.head = await this.readHead();
+      if (this.head) return this.head;
+    }
+    // Nothing open: cut from what waits, as much as is ready (a partial batch once it is due).
+    this.startWrite(true);
+    await this.flush();
+    this.head = this.ahead.shift() ?? null;
+    return this.head ?? (this.complete ? this.idleWaitMs : 0);
+  }
+
+  /** Throws the failure of a write that ran beside the sending (once). */
+  private raiseWriteFailure(): void {
+    const failure = this.writeFailure;
+    this.writeFailure = null;
+    if (failure) throw failure.error;
+  }
+
+  /** Waits for the running write, then records what was delivered; throws a write's failure. */
+  private async flush(): Promise<void> {
+    await this.writing;
+    this.raiseWriteFailure();
+    if (this.delivered.length === 0) return;
+    this.startWrite(false);
+    await this.writing;
+    this.raiseWriteFailure();
+  }
+
   /**
-   * The batch cut with the last delivery, if it is certainly the head: it was the only open
-   * batch when cut, no dead letter was sent back since, and the head was read within
-   * `HEAD_REREAD_MS`. Otherwise null, and the head is read (a technician may have sent dead
-   * letters back ahead of it).
+   * Starts a write unless one runs: it records the batches delivered so far and cuts batches to
+   * keep `ahead` full. `idle`: nothing else is open, so a partial batch is cut once it is due;
+   * otherwise only full ones (the batches grow to `batchMaxEvents` while a backlog waits).
    */
-  private takeSoleCut(): Batch | null {
-    const cut = this.soleCut;
-    this.soleCut = null;
-    return cut && !this.headMoved && this.deps.now() - this.headReadAt < HEAD_REREAD_MS ? cut : null;
+  private startWrite(idle: boolean): void {
+    if (this.writing) return;
+    const recorded = this.delivered.splice(0);
+    this.recording = recorded.length;
+    const known = [this.head, ...this.ahead, ...recorded].flatMap((held) => (held ? [held.batch.batchId] : []));
+    const room = Math.max(1, Math.floor(AHEAD_ITEMS / this.config.batchMaxEvents));
+    // Stopping, or enough cut ahead: this write only records.
+    const wanted = !this.running ? 0 : idle ? room : this.aheadTarget() - this.ahead.length;
+    this.lastWriteCut = false;
+    const epoch = this.epoch;
+    this.writing = this.deps
+      .store(async (writes) => {
+        await this.fence(writes);
+        outboxRepo.delivered(
+          writes,
+          recorded.map((held) => held.batch.batchId),
+        );
+        return wanted > 0 ? this.cut(writes, { known, wanted, idle }) : null;
+      })
+      .then(
+        (outcome) => {
+          for (const held of recorded) if (held.items > 0) this.deps.ledger.delivered(this.config.id, held.items);
+          if (!outcome || epoch !== this.epoch) return;
+          this.lastWriteCut = outcome.cut.length > 0;
+          this.idleWaitMs = outcome.waitMs;
+          this.complete = outcome.complete;
+          // A batch open that the sender did not know (a dead letter sent back) may come first.
+          if (outcome.complete) this.ahead.push(...outcome.cut);
+          else this.ahead = [];
+        },
+        (error: unknown) => {
+          this.writeFailure = { error };
+        },
+      )
+      .finally(() => {
+        this.writing = null;
+        this.recording = 0;
+        // More waiting than this write could cut: the next one at once, while the batch is in flight.
+        this.topUp(true);
+      });
   }
 
-  /** No batch is open: cut one from the waiting items (in a write transaction of its own), or say how long to wait. */
-  private async cutNext(): Promise<Batch | number> {
-    const cut = await this.deps.store((writes) => this.cut(writes, null));
-    // A dead letter sent back since the head was read is open beside the new batch: read the head again.
-    if (typeof cut === 'number') return cut;
-    return cut.sole ? cut.batch : 0;
+  /** Batches kept cut ahead of the one in flight. */
+  private aheadTarget(): number {
+    return Math.min(AHEAD_BATCHES, Math.max(1, Math.floor(AHEAD_ITEMS / this.config.batchMaxEvents)));
   }
 
-  private readHead(db: Db): Promise<Batch | null> {
-    this.headReadAt = this.deps.now();
-    this.headMoved = false;
-    return outboxRepo.headBatch(db.reads, this.config.id);
+  /**
+   * While a batch is in flight and no write runs: a write when batches were delivered, or when
+   * a full batch more than the sender holds waits (as the backlog counts) and `ahead` has room.
+   * `chained`: called as a write ended; only one that cut something is followed at once.
+   */
+  private topUp(chained: boolean): void {
+    if (!this.sending || this.writing || !this.running || this.writeFailure) return;
+    if (chained && !this.lastWriteCut) return;
+    if (this.delivered.length === 0) {
+      if (this.ahead.length >= this.aheadTarget()) return;
+      const held = [this.head, ...this.ahead].reduce((sum, one) => sum + (one?.items ?? 0), 0);
+      if (this.deps.ledger.backlog(this.config.id) - held < this.config.batchMaxEvents) return;
+    }
+    this.startWrite(false);
+  }
+
+  private async readHead(): Promise<Held | null> {
+    const batch = await outboxRepo.headBatch(this.deps.db.reads, this.config.id);
+    if (!batch) return null;
+    const items = await outboxRepo.batchItems(this.deps.db.reads, batch.batchId);
+    return { batch, body: batchBody(batch.batchId, items), items: items.length };
   }
 
   /** PostgreSQL: one instance at a time sends this destination's batches, so their order holds. */
@@ -235,27 +400,52 @@ export class DestinationSender {
   }
 
   /**
-   * Cuts the next batch from the items waiting, inside `writes`' transaction: at once when a
-   * full batch waits, else once the oldest has waited `batchMaxWaitMs`. Answers the batch, or how
-   * long to wait. `sole`: no other batch was open besides `delivered` (the one this transaction
-   * records as done), so the new batch is the head once it commits.
+   * Cuts up to `wanted` batches from the items waiting, inside `writes`' transaction: full ones
+   * (`batchMaxEvents` items), and when `idle` a partial one once its oldest item has waited
+   * `batchMaxWaitMs`. `complete`: no open batch was there besides `known`, so the new batches
+   * come after them.
    */
-  private async cut(writes: WriteBatch, delivered: Batch | null): Promise<{ batch: Batch; sole: boolean } | number> {
-    await this.fence(writes);
+  private async cut(
+    writes: WriteBatch,
+    next: { known: readonly string[]; wanted: number; idle: boolean },
+  ): Promise<WriteOutcome> {
     const now = this.deps.now();
     const { batchMaxEvents, batchMaxWaitMs } = this.config;
-    const next = { limit: batchMaxEvents, readyBefore: now - batchMaxWaitMs, excluding: delivered?.batchId ?? null };
-    const found = await outboxRepo.waiting(writes, this.config.id, next);
+    const found = await outboxRepo.waiting(writes, this.config.id, {
+      limit: next.wanted * batchMaxEvents,
+      full: batchMaxEvents,
+      // Not idle: only full batches are cut, whatever their age.
+      readyBefore: next.idle ? now - batchMaxWaitMs : -1,
+      known: next.known,
+    });
+    const complete = !found.othersOpen;
     if (!found.ready) {
       const oldest = found.oldestProcessedAt;
-      return oldest === null ? IDLE_POLL_MS : Math.min(Math.max(1, oldest + batchMaxWaitMs - now), IDLE_POLL_MS);
+      const waitMs =
+        oldest === null ? IDLE_POLL_MS : Math.min(Math.max(1, oldest + batchMaxWaitMs - now), IDLE_POLL_MS);
+      return { cut: [], complete, waitMs };
     }
-    const { items: waiting, othersOpen } = found;
-    const seqs = waiting.map((item) => item.seq);
-    const batch = outboxRepo.cutBatch(writes, { batchId: randomUUID(), destinationId: this.config.id, seqs });
-    // Sent as cut: its first attempt needs no read (a rolled-back cut leaves an unused entry).
-    this.keep(batch.batchId, waiting);
-    return { batch, sole: !othersOpen };
+    const chunks: OutboxItem[][] = [];
+    for (let start = 0; start < found.items.length && chunks.length < next.wanted; start += batchMaxEvents)
+      chunks.push(found.items.slice(start, start + batchMaxEvents));
+    // A partial batch goes only alone, and only when idle: while others go, it may still fill.
+    const last = chunks[chunks.length - 1];
+    if (last && last.length < batchMaxEvents && (chunks.length > 1 || !next.idle)) chunks.pop();
+    const batches = chunks.map((items) => ({ batchId: randomUUID(), items }));
+    const cut = outboxRepo.cutBatches(
+      writes,
+      this.config.id,
+      batches.map(({ batchId, items }) => ({ batchId, seqs: items.map((item) => item.seq) })),
+    );
+    // Sent as cut: their first attempts need no read (a rolled-back cut is never kept: see `startWrite`).
+    return {
+      cut: cut.map((batch, index) => {
+        const items = batches[index]?.items ?? [];
+        return { batch, body: batchBody(batch.batchId, items), items: items.length };
+      }),
+      complete,
+      waitMs: 0,
+    };
   }
 
   /**
@@ -271,51 +461,42 @@ export class DestinationSender {
       throw new LeaseLost(`the delivery lease on destination ${this.config.name} was taken over`);
   }
 
-  private async body(batch: Batch): Promise<{ body: string; items: number }> {
-    if (this.cached?.batchId === batch.batchId) return this.cached;
-    return this.keep(batch.batchId, await outboxRepo.batchItems(this.deps.db.reads, batch.batchId));
-  }
-
-  /** The batch's body, built once from its items and kept for every attempt at it. */
-  private keep(batchId: string, items: readonly OutboxItem[]): { body: string; items: number } {
-    this.cached = { batchId, body: batchBody(batchId, items), items: items.length };
-    return this.cached;
-  }
-
-  private async attempt(batch: Batch): Promise<void> {
-    const { now, ledger } = this.deps;
-    const { body, items } = await this.body(batch);
-    if (items === 0) {
-      // Its items were discarded or taken by another batch (a lease that ran out): nothing to send.
-      await this.write((writes) => outboxRepo.delivered(writes, batch));
-      return;
-    }
+  private async attempt(held: Held): Promise<void> {
+    const { now } = this.deps;
+    const { batch, body, items } = held;
     const attempt = batch.attempts + 1;
     const startedAt = now();
-    const result = await this.http.post(batch.batchId, body, attempt, startedAt, this.stopping.signal);
+    const epoch = this.epoch;
+    this.sending = true;
+    let result: AttemptResult;
+    try {
+      result = await this.http.post(batch.batchId, body, attempt, startedAt, this.stopping.signal);
+    } finally {
+      this.sending = false;
+    }
     // Stopped mid-attempt: nothing is recorded; the batch goes again (same key) at the next start.
     if (!this.running) return;
     if (result.ok) {
-      // Done, and the next batch cut in the same transaction: one write per batch delivered.
-      const cut = await this.deps.store(async (writes) => {
-        outboxRepo.delivered(writes, batch);
-        return this.cut(writes, batch);
-      });
-      this.soleCut = typeof cut !== 'number' && cut.sole ? cut.batch : null;
-      ledger.delivered(this.config.id, items);
+      // Recorded by the next write, which runs while the next batch is in flight.
+      if (this.head === held) this.head = null;
+      this.delivered.push(held);
       return;
     }
-    await this.recordFailure(batch, result, attempt, startedAt, items);
+    // The failure is recorded after what was delivered before it.
+    await this.flush();
+    await this.recordFailure(held, result, attempt, startedAt, items, epoch);
   }
 
   private async recordFailure(
-    batch: Batch,
+    held: Held,
     result: Extract<AttemptResult, { ok: false }>,
     attempt: number,
     startedAt: number,
     items: number,
+    epoch: number,
   ): Promise<void> {
     const { now, ledger } = this.deps;
+    const { batch } = held;
     const at = now();
     const firstAttemptAt = batch.firstAttemptAt ?? startedAt;
     const failure: AttemptFailure = {
@@ -326,15 +507,21 @@ export class DestinationSender {
       lastStatus: result.status,
       lastError: result.message,
     };
-    ledger.failed(this.config.id, result.reason, { at, status: result.status, message: result.message });
+    // Counted once recorded: the status then shows the error with the batch's attempts.
+    const failed = () =>
+      ledger.failed(this.config.id, result.reason, { at, status: result.status, message: result.message });
     const expired = at - firstAttemptAt >= this.config.maxRetryAgeSeconds * 1000;
     if (result.retry && !expired) {
       await this.write((writes) => outboxRepo.failed(writes, batch, failure));
+      failed();
+      // Tried again at its time, unless dead letters were sent back meanwhile (then the head is read).
+      if (this.epoch === epoch && this.head === held) this.head = { ...held, batch: { ...batch, ...failure } };
       return;
     }
     const reason = result.retry ? 'max_retry_age' : 'http_status';
     await this.write((writes) => outboxRepo.deadLettered(writes, batch, { ...failure, reason, failedAt: at }));
-    this.cached = null;
+    failed();
+    if (this.head === held) this.head = null;
     ledger.deadLettered(this.config.id, items, reason, true);
     this.deps.logger.warn('delivery dead-lettered', {
       destination: this.config.name,

@@ -180,23 +180,25 @@ export const outboxRepo = {
 
   /**
    * The oldest items not yet in a batch (at most `limit`), in one read. Whole when they make a
-   * batch now (`limit` of them, or the oldest processed at or before `readyBefore`), so a batch
-   * cut from them is sent as read; without their data otherwise, so a poll that waits for more
-   * items reads little. `othersOpen`: whether an open batch other than `excluding` exists (true
-   * when no item waits, as nothing is cut then).
+   * batch now (`full` of them, or the oldest processed at or before `readyBefore`), so batches cut
+   * from them are sent as read; without their data otherwise, so a poll that waits for more items
+   * reads little. `othersOpen`: whether an open batch exists that is not one of `known` (the
+   * batches the sender already holds, in their order): a batch cut now follows `known` only when
+   * none does.
    */
   async waiting(
     writes: WriteBatch,
     destinationId: number,
-    next: { limit: number; readyBefore: number; excluding: string | null },
+    next: { limit: number; full: number; readyBefore: number; known: readonly string[] },
   ): Promise<
-    { ready: true; items: OutboxItem[]; othersOpen: boolean } | { ready: false; oldestProcessedAt: number | null }
+    | { ready: true; items: OutboxItem[]; othersOpen: boolean }
+    | { ready: false; oldestProcessedAt: number | null; othersOpen: boolean }
   > {
     const sql = writes.sql;
-    const open = sql('delivery_batches')
-      .where({ destination_id: destinationId, state: 'open' })
-      .whereNot('batch_id', next.excluding ?? '')
-      .count('*');
+    const unknownOpen = () =>
+      sql('delivery_batches')
+        .where({ destination_id: destinationId, state: 'open' })
+        .whereNotIn('batch_id', next.known.length > 0 ? [...next.known] : ['']);
     const page = sql('outbox_items')
       .where({ destination_id: destinationId })
       .whereNull('batch_id')
@@ -205,53 +207,41 @@ export const outboxRepo = {
       .select('*');
     // Every row answers the same condition (window aggregates over the page); data is never null.
     const data = sql.raw('case when count(*) over () >= ? or min(processed_at) over () <= ? then data end as data', [
-      next.limit,
+      next.full,
       next.readyBefore,
     ]);
     const rows = await writes.read<Omit<ItemRow, 'data'> & { data: string | null; others_open: unknown }>(
       sql
         .queryBuilder()
         .from(page.as('page'))
-        .select(...ITEM_COLUMNS, data, open.as('others_open'))
+        .select(...ITEM_COLUMNS, data, unknownOpen().count('*').as('others_open'))
         .orderBy('seq'),
     );
     const first = rows[0];
-    if (!first || first.data === null)
-      return { ready: false, oldestProcessedAt: first ? num(first.processed_at) : null };
+    if (!first) {
+      // No item waits, so no row carried the count: asked alone.
+      const [counted] = await writes.read<{ n: unknown }>(unknownOpen().count({ n: '*' }));
+      return { ready: false, oldestProcessedAt: null, othersOpen: num(counted?.n) > 0 };
+    }
+    const othersOpen = num(first.others_open) > 0;
+    if (first.data === null) return { ready: false, oldestProcessedAt: num(first.processed_at), othersOpen };
     const items = rows.map(({ data, ...row }) => {
       if (data === null) throw new Error(`outbox item ${String(row.seq)} was read without its data`);
       return toItem({ ...row, data });
     });
-    return { ready: true, items, othersOpen: num(first.others_open) > 0 };
+    return { ready: true, items, othersOpen };
   },
 
-  /** Cuts these items into a new open batch. */
-  cutBatch(
+  /** Cuts these items into new open batches, in the order given (one row insert, one UPDATE per batch). */
+  cutBatches(
     writes: WriteBatch,
-    batch: { batchId: string; destinationId: number; seqs: readonly number[] },
-  ): Omit<DeliveryBatch, 'id'> {
+    destinationId: number,
+    batches: readonly { batchId: string; seqs: readonly number[] }[],
+  ): Omit<DeliveryBatch, 'id'>[] {
     const sql = writes.sql;
-    writes.insertRows('delivery_batches', [
-      {
-        batch_id: batch.batchId,
-        destination_id: batch.destinationId,
-        state: 'open',
-        rank: 1,
-        first_seq: batch.seqs[0] ?? 0,
-        item_count: batch.seqs.length,
-        attempts: 0,
-        next_attempt_at: 0,
-      },
-    ]);
-    writes.add(
-      sql('outbox_items')
-        .whereIn('seq', [...batch.seqs])
-        .whereNull('batch_id')
-        .update({ batch_id: batch.batchId }),
-    );
-    return {
+    const cut = batches.map((batch): Omit<DeliveryBatch, 'id'> => ({
       batchId: batch.batchId,
-      destinationId: batch.destinationId,
+      destinationId,
       state: 'open',
       firstSeq: batch.seqs[0] ?? 0,
       itemCount: batch.seqs.length,
@@ -263,7 +253,28 @@ export const outboxRepo = {
       lastError: null,
       failedAt: null,
       reason: null,
-    };
+    }));
+    writes.insertRows(
+      'delivery_batches',
+      cut.map((batch) => ({
+        batch_id: batch.batchId,
+        destination_id: destinationId,
+        state: 'open',
+        rank: 1,
+        first_seq: batch.firstSeq,
+        item_count: batch.itemCount,
+        attempts: 0,
+        next_attempt_at: 0,
+      })),
+    );
+    for (const batch of batches)
+      writes.add(
+        sql('outbox_items')
+          .whereIn('seq', [...batch.seqs])
+          .whereNull('batch_id')
+          .update({ batch_id: batch.batchId }),
+      );
+    return cut;
   },
 
   async batchItems(db: Queryable, batchId: string): Promise<OutboxItem[]> {
@@ -271,12 +282,17 @@ export const outboxRepo = {
     return rows.map(toItem);
   },
 
-  /** A 2xx: the batch and its items are done. */
-  delivered(writes: WriteBatch, batch: Pick<DeliveryBatch, 'batchId'>): void {
+  /** 2xx answers: these batches and their items are done (two statements, however many batches). */
+  delivered(writes: WriteBatch, batchIds: readonly string[]): void {
+    if (batchIds.length === 0) return;
     const sql = writes.sql;
     writes.add(
-      sql('outbox_items').where({ batch_id: batch.batchId }).delete(),
-      sql('delivery_batches').where({ batch_id: batch.batchId }).delete(),
+      sql('outbox_items')
+        .whereIn('batch_id', [...batchIds])
+        .delete(),
+      sql('delivery_batches')
+        .whereIn('batch_id', [...batchIds])
+        .delete(),
     );
   },
 

@@ -290,6 +290,43 @@ describe('destinations: store and forward (SPEC §11)', () => {
   });
 });
 
+describe('delivery keeps pace (SPEC §11, issue 37)', () => {
+  it('cuts the next full batches while one is in flight, and sends them in order once it is answered', async () => {
+    const { gw, receiver, id } = await setup({ batchMaxEvents: 5 });
+    const heldMs = 6000;
+    receiver.reply = (_request, index) => ({ status: 200, delayMs: index === 0 ? heldMs : 0 });
+    expect((await post(gw, 'reads', { epc: epc(300), antenna: 1 })).status).toBe(200);
+    await receiver.waitFor((r) => r.requests.length === 1, 5_000);
+    const answeredAt = (receiver.requests[0]?.at ?? 0) + heldMs;
+    // While the first batch waits for its answer: 12 reads, two full batches and two over.
+    for (let i = 1; i <= 12; i++) expect((await post(gw, 'reads', { epc: epc(300 + i), antenna: 1 })).status).toBe(200);
+    const openBatches = async () => {
+      const rows: { item_count: unknown }[] = await gw.gateway.db
+        .knex('delivery_batches')
+        .where({ destination_id: id, state: 'open' })
+        .orderBy('first_seq')
+        .select('item_count');
+      return rows.map((row) => Number(row.item_count));
+    };
+    let open = await openBatches();
+    while (open.length < 3 && Date.now() < answeredAt - 1000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      open = await openBatches();
+    }
+    // Still unanswered, the first batch has the next two behind it, cut full; the two over wait.
+    expect(receiver.requests).toHaveLength(1);
+    expect(Date.now()).toBeLessThan(answeredAt);
+    expect(open).toEqual([1, 5, 5]);
+
+    await receiver.waitFor((r) => r.items.length >= 13, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Once it is answered the cut ones go at once, in order, each once; the rest as a partial batch.
+    expect(receiver.requests.map((request) => request.body.events.length)).toEqual([1, 5, 5, 2]);
+    expect(receiver.items.map((item) => item.data.epc)).toEqual(Array.from({ length: 13 }, (_, i) => epc(300 + i)));
+    expect(new Set(receiver.requests.map((request) => request.body.batchId)).size).toBe(4);
+  });
+});
+
 describe('destinations: what each event type sends (SPEC §11)', () => {
   it('GhostData one item per row, EPCIS events each as stored, the trigger, the AllData document', async () => {
     const route = (name: string, eventType: string) => ({
