@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
  *
  * `outbox_items` holds one row per delivery item, written in the same transaction as the
  * outcome of the event it comes from; `seq` (an auto-increment) is the order the items are sent
- * in. Items are cut into `delivery_batches`, one open batch per destination at a time; a batch
+ * in. Items are cut into `delivery_batches`, batches per destination sent one at a time (a few cut ahead while one is in flight, decision 0391); a batch
  * keeps its uuid and its items for every retry, so a receiver sees the same Idempotency-Key and
  * body again. A delivered batch and its items are deleted; a dead-lettered one stays until it is
  * retried or discarded. `delivery_leases` lets one PostgreSQL instance at a time send a
