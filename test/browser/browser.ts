@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { staticAdmin } from '../../server/http/static-admin';
@@ -70,4 +71,24 @@ export async function signIn(page: Page, adminUrl: string, password = ADMIN_PASS
 export async function goTo(page: Page, name: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
   await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's violations on the page as it is now: rule ids and the nodes they concern. */
+export async function axeViolations(page: Page): Promise<{ id: string; nodes: { target: string[] }[] }[]> {
+  return page.evaluate(
+    `${AXE_SOURCE}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
+  );
+}
+
+/** How much wider than the window the page is: above 0, it scrolls sideways. */
+export const sidewaysOverflow = (page: Page): Promise<number> =>
+  page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+
+/** `goTo` at any width: on a phone the navigation sits behind the Menu button. */
+export async function goToAtAnyWidth(page: Page, name: string): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if (await menu.isVisible()) await menu.click();
+  await goTo(page, name);
 }
