@@ -231,7 +231,10 @@ export class DeliveryEngine implements DeliveryControl {
 
   /** `/status`'s lines. */
   async summaries(): Promise<DestinationSummary[]> {
-    const records = await destinationsRepo.list(this.deps.db.reads);
+    const [records, routeCounts] = await Promise.all([
+      destinationsRepo.list(this.deps.db.reads),
+      destinationsRepo.routeCounts(this.deps.db.reads),
+    ]);
     return Promise.all(
       records.map(async (record) => {
         const status = await this.statusOf(record);
@@ -242,6 +245,7 @@ export class DeliveryEngine implements DeliveryControl {
           backlog: status.backlog,
           oldestPendingAt: status.oldestPendingAt,
           lastError: status.lastError,
+          routeCount: routeCounts.get(record.id) ?? 0,
         };
       }),
     );

@@ -17,7 +17,7 @@ const FAKE_BRIDGE = `
       database: 'postgres', queueDepth: 4, eventsPerMinute: 12,
       mqtt: { mode: 'off', clients: 0 }, readers: { total: 0, online: 0, silent: 0, untracked: 0 },
       destinations: [{ id: 1, name: 'WMS', state: 'retrying', backlog: 42, oldestPendingAt: '2026-11-25T10:00:00.000Z',
-        lastError: { at: '2026-11-25T10:00:05.000Z', status: 503, message: 'HTTP 503' } }] }),
+        lastError: { at: '2026-11-25T10:00:05.000Z', status: 503, message: 'HTTP 503' }, routeCount: 1 }] }),
     getTraffic: () => ok({ minutes: Array.from({ length: 60 }, (_, i) => ({
       start: new Date(Date.now() - (59 - i) * 60000).toISOString(), count: (i * 7) % 11 })) }),
     listEndpoints: () => ok(endpoints),

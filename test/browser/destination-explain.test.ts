@@ -181,9 +181,12 @@ describe('web admin: destinations explain themselves (issue 40)', { timeout: 180
       `document.querySelector('.resource-table tr.selected')?.textContent.includes('Yard ERP')`,
     );
     expect(await target.isVisible()).toBe(true);
-    // A healthy card has no error and no link.
+    // A healthy card has no error and no link; one no route feeds says so, not "Healthy".
     await goToAtAnyWidth(page, 'Dashboard');
     expect(await page.getByRole('listitem', { name: 'WMS' }).getByRole('link').count()).toBe(0);
+    const unused = page.getByRole('listitem', { name: 'Unused archive' });
+    await unused.getByText('No route sends to it', { exact: true }).waitFor();
+    expect(await unused.getByText('Healthy', { exact: true }).count()).toBe(0);
   });
 
   for (const width of WIDTHS) {

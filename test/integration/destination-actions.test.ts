@@ -36,9 +36,11 @@ describe('destinations explain themselves (issue 40)', () => {
   it('names the routes that send to a destination; a new one has none', async () => {
     const { gw, id } = await setup();
     expect((await gw.admin('GET', `/destinations/${id}`)).body.routes).toEqual([]);
+    expect((await gw.admin('GET', '/status')).body.destinations[0]).toMatchObject({ id, routeCount: 0 });
     expect((await gw.admin('POST', '/endpoints', dockDeliveringTo([id]))).status).toBe(201);
     const listed = await gw.admin('GET', '/destinations');
     expect(listed.body[0]).toMatchObject({ routes: ['reads'], status: { nextAttemptAt: null } });
+    expect((await gw.admin('GET', '/status')).body.destinations[0]).toMatchObject({ id, routeCount: 1 });
   });
 
   it('sends a signed, marked test batch the receiver can recognize, shows its answer, and keeps it out of the outbox', async () => {
@@ -160,7 +162,7 @@ describe('destinations explain themselves (issue 40)', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       line = (await gw.admin('GET', '/status')).body.destinations[0];
     }
-    expect(line).toMatchObject({ id, name: 'WMS', lastError: { status: null } });
+    expect(line).toMatchObject({ id, name: 'WMS', lastError: { status: null }, routeCount: 1 });
     expect(line.lastError.message).toMatch(/^ECONNREFUSED: /);
   });
 });

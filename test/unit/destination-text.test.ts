@@ -70,6 +70,7 @@ describe('destination wording', () => {
       backlog,
       oldestPendingAt: null,
       lastError: null,
+      routeCount: 1,
     });
     expect(destinationWarnings([line(800)], 1000)).toEqual([]);
     expect(destinationWarnings([line(801)], 1000)[0]).toMatch(

@@ -131,6 +131,7 @@ export const DESTINATION_SUMMARY = named(
     backlog: s.integer(),
     oldestPendingAt: s.nullable(s.string({ format: 'date-time' })),
     lastError: LAST_ERROR,
+    routeCount: s.integer({ description: 'How many routes send to it; 0: it receives nothing.' }),
   }),
 );
 
