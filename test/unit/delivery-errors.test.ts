@@ -50,7 +50,7 @@ describe('delivery failures in words', () => {
   it('words HTTP answers by status, known ones with what to check', () => {
     expect(explainDeliveryError(503, 'HTTP 503')).toEqual({
       sentence: 'The receiver is unavailable for now (HTTP 503).',
-      raw: 'HTTP 503',
+      raw: null,
     });
     expect(explainDeliveryError(401, 'HTTP 401').sentence).toMatch(/credentials/);
     expect(explainDeliveryError(418, 'HTTP 418').sentence).toBe('The receiver refused the batch (HTTP 418).');

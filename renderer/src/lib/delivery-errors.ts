@@ -89,8 +89,8 @@ export function explainDeliveryError(status: number | null, message: string | nu
   const text = (message ?? '').trim();
   if (status !== null) {
     const sentence = httpSentence(status);
-    const extra = text && text !== `HTTP ${status}` ? text : null;
-    return { sentence, raw: extra ?? `HTTP ${status}` };
+    // The sentence names the status; the small print adds only what the gateway said beyond it.
+    return { sentence, raw: text && text !== `HTTP ${status}` ? text : null };
   }
   if (text === '') return { sentence: 'The delivery failed.', raw: null };
   if (text === 'The receiver did not answer in time')
