@@ -22,6 +22,8 @@ const BOTH_DATABASES = [
   'test/integration/readers.test.ts',
   'test/integration/epcis-repository-upkeep.test.ts',
   'test/integration/epcis-query-plan.test.ts',
+  'test/integration/destination-actions.test.ts',
+  'test/integration/inventory-admin.test.ts',
 ];
 
 export default defineConfig({

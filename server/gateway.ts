@@ -34,6 +34,7 @@ import { createStatusService } from './services/status.service';
 import { createSettingsService } from './services/settings.service';
 import { createUsersService } from './services/users.service';
 import { createDestinationsService } from './services/destinations.service';
+import { createInventoryService } from './services/inventory.service';
 import { createReadersService } from './services/readers.service';
 import { ReaderWatch } from './services/reader-watch';
 import { MqttBroker } from './mqtt/broker';
@@ -168,6 +169,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
     ...createExternalUsersService(deps),
     ...createAccessTokensService(deps),
     ...createEventsService({ db, settings }),
+    ...createInventoryService({ db, settings }),
     getSettings: () => settings.get(),
     updateSettings: (input, context) => settings.update(input, context),
     ...tlsHandlers(options.tls, { db, audit }),

@@ -49,6 +49,8 @@ export const ADMIN_HTTP_ROUTES = {
 
   listEvents: { method: 'GET', path: '/events', input: 'query' },
   getEvent: { method: 'GET', path: '/events/:id', input: 'id' },
+  getEventReads: { method: 'GET', path: '/events/:id/reads', input: 'id' },
+  listInventory: { method: 'GET', path: '/inventory', input: 'query' },
 
   getSettings: { method: 'GET', path: '/settings' },
   updateSettings: { method: 'PUT', path: '/settings', input: 'body' },
@@ -75,6 +77,8 @@ export const ADMIN_HTTP_ROUTES = {
   listDeadLetters: { method: 'GET', path: '/destinations/:id/dead-letters', input: 'idAndQuery' },
   retryDeadLetters: { method: 'POST', path: '/destinations/:id/dead-letters/retry', status: 202, input: 'idAndBody' },
   discardDeadLetters: { method: 'DELETE', path: '/destinations/:id/dead-letters', status: 204, input: 'idAndBody' },
+  retryDestinationNow: { method: 'POST', path: '/destinations/:id/retry-now', input: 'id' },
+  testDestination: { method: 'POST', path: '/destinations/:id/test', input: 'id' },
 
   listReaders: { method: 'GET', path: '/readers' },
   getReader: { method: 'GET', path: '/readers/:id', input: 'id' },

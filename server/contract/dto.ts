@@ -118,3 +118,12 @@ export type ReaderInput = { id: string } & Of<'READER_INPUT'>;
 export type ReaderHistoryQuery = { id: string } & Of<'READER_HISTORY_QUERY'>;
 export type ReaderMinute = TypeOf<typeof Schemas.READER_HISTORY>[number];
 export type ReaderCounts = Of<'READER_COUNTS'>;
+
+/** Issue 40: the live inventory of one endpoint, as the admin reads it. */
+export type InventoryQuery = Of<'INVENTORY_QUERY'>;
+export type InventoryItem = Of<'INVENTORY_ITEM'>;
+export type InventoryPage = Of<'INVENTORY_PAGE'>;
+/** The decoded tag reads of one stored UHFTagRead event. */
+export type EventReads = Of<'EVENT_READS'>;
+/** What a test batch to a destination came to (it is never put in the outbox). */
+export type DestinationTestResult = Of<'DESTINATION_TEST_RESULT'>;

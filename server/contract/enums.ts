@@ -51,6 +51,7 @@ export const AUDIT_ACTIONS = [
   'import',
   'retry',
   'discard',
+  'test',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

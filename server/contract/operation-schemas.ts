@@ -42,6 +42,8 @@ export const OPERATION_SCHEMAS = {
 
   listEvents: { input: S.EVENT_QUERY, output: S.EVENT_PAGE },
   getEvent: { output: S.EVENT_RECORD },
+  getEventReads: { output: S.EVENT_READS },
+  listInventory: { input: S.INVENTORY_QUERY, output: S.INVENTORY_PAGE },
 
   getSettings: { output: S.SETTINGS },
   updateSettings: { input: S.SETTINGS_INPUT, output: S.SETTINGS_UPDATE_RESULT },
@@ -68,6 +70,8 @@ export const OPERATION_SCHEMAS = {
   listDeadLetters: { input: S.DEAD_LETTER_QUERY, output: S.DEAD_LETTER_PAGE },
   retryDeadLetters: { input: S.DEAD_LETTER_SELECTION, output: S.DEAD_LETTER_RETRY_RESULT },
   discardDeadLetters: { input: S.DEAD_LETTER_SELECTION, output: null },
+  retryDestinationNow: { output: S.DESTINATION },
+  testDestination: { output: S.DESTINATION_TEST_RESULT },
 
   listReaders: { output: s.array(S.READER) },
   getReader: { output: S.READER },

@@ -14,14 +14,18 @@ import type {
   DeadLetterSelection,
   Destination,
   DestinationInput,
+  DestinationTestResult,
   DestinationWithSecret,
   Endpoint,
   EndpointInput,
   EndpointUpdateResult,
   EventQuery,
+  EventReads,
   EventRecord,
   ExternalUser,
   ExternalUserInput,
+  InventoryPage,
+  InventoryQuery,
   Page,
   Reader,
   ReaderHistoryQuery,
@@ -85,6 +89,10 @@ export interface Operations {
 
   listEvents: { input: EventQuery; output: Page<EventRecord> };
   getEvent: { input: { id: string }; output: EventRecord };
+  /** The tag reads of a UHFTagRead event, decoded as its processor decodes them (issue 40). */
+  getEventReads: { input: { id: string }; output: EventReads };
+  /** One endpoint's live tag inventory: the GET route's snapshot, with its filters (issue 40). */
+  listInventory: { input: InventoryQuery; output: InventoryPage };
 
   getSettings: { input: void; output: Settings };
   updateSettings: { input: Partial<Settings>; output: SettingsUpdateResult };
@@ -113,6 +121,10 @@ export interface Operations {
   /** 202: the batches are back at the head of the outbox; `retried` counts them. */
   retryDeadLetters: { input: DeadLetterSelection; output: DeadLetterRetryResult };
   discardDeadLetters: { input: DeadLetterSelection; output: void };
+  /** The batch waiting for a retry goes now, not at its backoff time; answers the destination. */
+  retryDestinationNow: { input: ById; output: Destination };
+  /** Sends one signed, marked test item to the receiver now; nothing goes into the outbox. */
+  testDestination: { input: ById; output: DestinationTestResult };
 
   /** SPEC §16: readers are kept from the traffic; a technician names them and sets their threshold. */
   listReaders: { input: void; output: Reader[] };
@@ -181,6 +193,8 @@ const OPERATION_SET = {
   deleteAccessToken: true,
   listEvents: true,
   getEvent: true,
+  getEventReads: true,
+  listInventory: true,
   getSettings: true,
   updateSettings: true,
   getTls: true,
@@ -201,6 +215,8 @@ const OPERATION_SET = {
   listDeadLetters: true,
   retryDeadLetters: true,
   discardDeadLetters: true,
+  retryDestinationNow: true,
+  testDestination: true,
   listReaders: true,
   getReader: true,
   updateReader: true,

@@ -1,4 +1,5 @@
-import type { DestinationStatus, DestinationSummary } from '../contract/dto';
+import { randomUUID } from 'node:crypto';
+import type { DestinationStatus, DestinationSummary, DestinationTestResult } from '../contract/dto';
 import type { Db } from '../db';
 import type { ConfigChanges } from '../db/config-changes';
 import type { Logger } from '../logger';
@@ -8,6 +9,7 @@ import type { SecretBox } from '../secret-box';
 import type { DeliveryControl } from '../services/destinations.service';
 import { iso } from '../time';
 import { DestinationSender, loopFailure, type StoreInTransaction } from './destination-sender';
+import { HttpDelivery, testBatchBody } from './http-delivery';
 import type { DeliveryLedger, FailureReason, LastError } from './ledger';
 
 /** How often the in-memory backlogs are counted again from the database. */
@@ -151,6 +153,49 @@ export class DeliveryEngine implements DeliveryControl {
     this.deps.ledger.discarded(destinationId, batches);
   }
 
+  /**
+   * "Retry now": the batch waiting for its backoff is due at once, and this instance's sender
+   * looks at the head again now. On PostgreSQL the instance holding the lease may be another one:
+   * it sees the new time at its next step (at the latest when the old one comes).
+   */
+  async retryNow(destinationId: number): Promise<void> {
+    const at = this.deps.now();
+    await this.deps.store((writes) => Promise.resolve(outboxRepo.dueNow(writes, destinationId, at)));
+    this.senders.get(destinationId)?.retried();
+  }
+
+  /**
+   * A test batch (issue 40): one marked item, signed and sent as a delivery is, on a connection
+   * pool of its own that is closed after; the outbox, the ledger and the state are not touched.
+   */
+  async sendTest(destination: DestinationRecord): Promise<DestinationTestResult> {
+    const { now, instanceId, secrets } = this.deps;
+    const batchId = `test-${randomUUID()}`;
+    const sentAt = now();
+    const http = new HttpDelivery(destination, instanceId, secrets);
+    try {
+      const sent = await http
+        .test(batchId, testBatchBody(batchId, randomUUID(), sentAt), sentAt)
+        // A stored credential this gateway's key cannot open: the gateway's trouble, said as the loop says it.
+        .catch((error: unknown) => ({
+          result: { ok: false as const, status: null, message: loopFailure(sentAt, error).message },
+          answer: null,
+        }));
+      const { result, answer } = sent;
+      return {
+        ok: result.ok,
+        status: result.status,
+        message: result.ok ? `HTTP ${result.status}` : result.message,
+        answer,
+        batchId,
+        sentAt: iso(sentAt),
+        durationMs: Math.max(0, Math.round(now() - sentAt)),
+      };
+    } finally {
+      await http.close();
+    }
+  }
+
   async statusOf(destination: DestinationRecord): Promise<DestinationStatus> {
     const { db, ledger, now } = this.deps;
     const id = destination.id;
@@ -179,20 +224,28 @@ export class DeliveryEngine implements DeliveryControl {
       oldestPendingAt: oldest === null ? null : iso(oldest),
       deliveredLastMinute: ledger.deliveredLastMinute(id),
       lastError: lastError ? { at: iso(lastError.at), status: lastError.status, message: lastError.message } : null,
+      // Only a batch that failed waits for a time of its own; a paused destination sends nothing.
+      nextAttemptAt: destination.active && head && head.attempts > 0 ? iso(head.nextAttemptAt) : null,
     };
   }
 
   /** `/status`'s lines. */
   async summaries(): Promise<DestinationSummary[]> {
-    const records = await destinationsRepo.list(this.deps.db.reads);
+    const [records, routeCounts] = await Promise.all([
+      destinationsRepo.list(this.deps.db.reads),
+      destinationsRepo.routeCounts(this.deps.db.reads),
+    ]);
     return Promise.all(
       records.map(async (record) => {
         const status = await this.statusOf(record);
         return {
+          id: record.id,
           name: record.name,
           state: status.state,
           backlog: status.backlog,
           oldestPendingAt: status.oldestPendingAt,
+          lastError: status.lastError,
+          routeCount: routeCounts.get(record.id) ?? 0,
         };
       }),
     );

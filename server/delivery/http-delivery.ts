@@ -31,6 +31,28 @@ export const GATEWAY_ID_HEADER = 'x-gateway-id';
 /** What a receiver may answer that is read (and thrown away): enough for an error page. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
+/** A test batch (issue 40) carries this header, and `"test": true` in its body and its item. */
+export const TEST_HEADER = 'x-gateway-test';
+/** How much of the receiver's answer to a test batch is shown. */
+const MAX_TEST_ANSWER_CHARS = 2000;
+
+/** The start of an answer's body as text (at most `chars` characters); the rest is dropped. */
+async function answerText(body: AsyncIterable<Buffer> & { destroy(): unknown }, chars: number): Promise<string> {
+  let text = '';
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of body) {
+      text += decoder.decode(chunk, { stream: true });
+      if (text.length >= chars) break;
+    }
+  } catch {
+    // What came before the failure is still the receiver's answer.
+  } finally {
+    body.destroy();
+  }
+  return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
+}
+
 /**
  * The request body (SPEC §11): `{batchId, events: [...]}`. Each item's `data` is stored as JSON
  * text and goes in as it is, so a retry sends the very same bytes.
@@ -44,6 +66,27 @@ export function batchBody(batchId: string, items: readonly OutboxItem[]): string
       `"processedAt":"${iso(item.processedAt)}","data":${item.data}}`,
   );
   return `{"batchId":${JSON.stringify(batchId)},"events":[${events.join(',')}]}`;
+}
+
+/**
+ * A test batch's body (issue 40): the delivery format with one item, a CustomTrigger
+ * `gateway.test`, and `"test": true` on the batch and on the item, so a receiver can tell it from
+ * the real thing (beside the `X-Gateway-Test` header). No route or endpoint sent it: both are null.
+ */
+export function testBatchBody(batchId: string, itemId: string, at: number): string {
+  const when = iso(at);
+  const item = {
+    id: itemId,
+    eventId: itemId,
+    route: null,
+    endpoint: null,
+    eventType: 'CustomTrigger',
+    receivedAt: when,
+    processedAt: when,
+    test: true,
+    data: { trigger: 'gateway.test', source: 'gateway', occurredAt: when, params: { test: true } },
+  };
+  return JSON.stringify({ batchId, test: true, events: [item] });
 }
 
 /** `X-Gateway-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`. */
@@ -115,6 +158,28 @@ export class HttpDelivery {
    * gateway's trouble, not the receiver's, and no attempt is made or counted.
    */
   async post(batchId: string, body: string, attempt: number, now: number, abort: AbortSignal): Promise<AttemptResult> {
+    const { result } = await this.send(batchId, body, { 'x-gateway-attempt': String(attempt) }, now, abort, 0);
+    return result;
+  }
+
+  /**
+   * A test batch (issue 40): sent exactly as a delivery is (same headers, authentication and
+   * signature) plus `X-Gateway-Test: 1`, and the start of the receiver's answer is kept to show.
+   */
+  async test(batchId: string, body: string, now: number): Promise<{ result: AttemptResult; answer: string | null }> {
+    const headers = { 'x-gateway-attempt': '1', [TEST_HEADER]: '1' };
+    return this.send(batchId, body, headers, now, new AbortController().signal, MAX_TEST_ANSWER_CHARS);
+  }
+
+  /** One request; `keepChars` of the answer's text are kept (0: it is read and dropped). */
+  private async send(
+    batchId: string,
+    body: string,
+    extra: Record<string, string>,
+    now: number,
+    abort: AbortSignal,
+    keepChars: number,
+  ): Promise<{ result: AttemptResult; answer: string | null }> {
     const d = this.destination;
     this.secret ??= d.authSecret === null ? '' : this.secrets.open(d.authSecret);
     const auth = authHeaders(d, this.secret, body, now);
@@ -128,7 +193,7 @@ export class HttpDelivery {
           ...d.headers,
           'content-type': 'application/json',
           'idempotency-key': batchId,
-          'x-gateway-attempt': String(attempt),
+          ...extra,
           'user-agent': `gateway/${VERSION}`,
           [GATEWAY_ID_HEADER]: this.gatewayId,
           ...auth,
@@ -136,10 +201,11 @@ export class HttpDelivery {
         body,
       });
       // Read and drop the answer (bounded) so the connection can be kept for the next batch.
-      await answer.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined);
+      const text = keepChars > 0 ? await answerText(answer.body, keepChars) : null;
+      if (keepChars === 0) await answer.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined);
       const status = answer.statusCode;
-      if (status >= 200 && status < 300) return { ok: true, status };
-      return {
+      if (status >= 200 && status < 300) return { result: { ok: true, status }, answer: text };
+      const result: AttemptResult = {
         ok: false,
         retry: isRetryableStatus(status),
         reason: 'http_status',
@@ -147,9 +213,10 @@ export class HttpDelivery {
         message: `HTTP ${status}`,
         retryAfterMs: retryAfterMs(answer.headers['retry-after'], now),
       };
+      return { result, answer: text };
     } catch (error) {
       const { reason, message } = classify(error, timeout.aborted);
-      return { ok: false, retry: true, reason, status: null, message, retryAfterMs: null };
+      return { result: { ok: false, retry: true, reason, status: null, message, retryAfterMs: null }, answer: null };
     }
   }
 

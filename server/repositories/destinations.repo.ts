@@ -124,6 +124,15 @@ export const destinationsRepo = {
     return rows.map((row) => ({ kind: 'route' as const, id: num(row.id), name: row.name }));
   },
 
+  /** How many routes send to each destination (destinations no route names are absent). */
+  async routeCounts(db: Queryable): Promise<Map<number, number>> {
+    const rows: { destination_id: unknown; routes: unknown }[] = await db('route_destinations')
+      .select('destination_id')
+      .count({ routes: '*' })
+      .groupBy('destination_id');
+    return new Map(rows.map((row) => [num(row.destination_id), num(row.routes)]));
+  },
+
   /** Every stored credential with its destination's id, sealed or (from before sealing) clear. */
   async secrets(db: Queryable): Promise<{ id: number; secret: SealedSecret }[]> {
     const rows: { id: unknown; auth_secret: SealedSecret }[] = await db('destinations')

@@ -310,6 +310,17 @@ export const outboxRepo = {
     );
   },
 
+  /** A technician's "Retry now": the destination's open batches waiting for a retry are due at `now`. */
+  dueNow(writes: WriteBatch, destinationId: number, now: number): void {
+    writes.add(
+      writes
+        .sql('delivery_batches')
+        .where({ destination_id: destinationId, state: 'open' })
+        .where('next_attempt_at', '>', now)
+        .update({ next_attempt_at: now }),
+    );
+  },
+
   /** The batch gives up: it stays, with its items, as a dead letter. */
   deadLettered(
     writes: WriteBatch,

@@ -4,6 +4,7 @@ import {
   type DeadLetter,
   type Destination,
   type DestinationStatus,
+  type DestinationTestResult,
   type DestinationWithSecret,
   type Page,
 } from '../contract/dto';
@@ -44,6 +45,10 @@ export interface DeliveryControl {
   retried(destinationId: number, moved: { batches: number; items: number }): void;
   /** Dead letters were discarded. */
   discarded(destinationId: number, batches: number): void;
+  /** The batch waiting for a retry is due now (a technician's "Retry now"). */
+  retryNow(destinationId: number): Promise<void>;
+  /** Sends one marked test item to the receiver, outside the outbox. */
+  sendTest(destination: DestinationRecord): Promise<DestinationTestResult>;
 }
 
 /** A new HMAC secret: 32 random bytes, as hex; the key is this text (SPEC §11). */
@@ -224,8 +229,8 @@ function rethrowUnique(name: string) {
   };
 }
 
-/** The answer's form: everything but the secrets. */
-export function destinationToDto(record: DestinationRecord, status: DestinationStatus): Destination {
+/** The answer's form: everything but the secrets; `routes` names the routes that send to it. */
+export function destinationToDto(record: DestinationRecord, status: DestinationStatus, routes: string[]): Destination {
   return {
     id: record.id,
     name: record.name,
@@ -243,6 +248,7 @@ export function destinationToDto(record: DestinationRecord, status: DestinationS
     active: record.active,
     createdDate: iso(record.createdAt),
     status,
+    routes,
   };
 }
 
@@ -309,7 +315,15 @@ export function createDestinationsService(
   }
 
   const answer = async (record: DestinationRecord, secret: string | null = null): Promise<DestinationWithSecret> => {
-    const dto = destinationToDto(record, await delivery.statusOf(record));
+    const [status, references] = await Promise.all([
+      delivery.statusOf(record),
+      destinationsRepo.references(db.knex, record.id),
+    ]);
+    const dto = destinationToDto(
+      record,
+      status,
+      references.map((reference) => reference.name),
+    );
     return secret === null ? dto : { ...dto, secret };
   };
 
@@ -423,6 +437,38 @@ export function createDestinationsService(
       });
       delivery.retried(destination.id, moved);
       return { retried: moved.batches };
+    },
+
+    async retryDestinationNow(input: unknown, context: CallContext): Promise<Destination> {
+      const destination = await find(input);
+      if (!destination.active)
+        throw validationFailed([
+          { path: '/active', message: 'A paused destination sends nothing: make it active to send its backlog' },
+        ]);
+      await delivery.retryNow(destination.id);
+      await deps.audit.record(
+        db.knex,
+        context,
+        'retry',
+        'destinations',
+        destination.id,
+        `Retry now for ${destination.name}`,
+      );
+      return answer(destination);
+    },
+
+    async testDestination(input: unknown, context: CallContext): Promise<DestinationTestResult> {
+      const destination = await find(input);
+      const result = await delivery.sendTest(destination);
+      await deps.audit.record(
+        db.knex,
+        context,
+        'test',
+        'destinations',
+        destination.id,
+        `Sent a test batch to ${destination.name}: ${result.message}`,
+      );
+      return result;
     },
 
     async discardDeadLetters(input: unknown, context: CallContext): Promise<void> {

@@ -87,3 +87,14 @@ export async function axeViolations(page: Page): Promise<string[]> {
     `${AXE_SOURCE}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.flatMap((v) => v.nodes.map((n) => v.id + ': ' + n.target.join(' '))))`,
   );
 }
+
+/** How much wider than the window the page is: above 0, it scrolls sideways. */
+export const sidewaysOverflow = (page: Page): Promise<number> =>
+  page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+
+/** `goTo` at any width: on a phone the navigation sits behind the Menu button. */
+export async function goToAtAnyWidth(page: Page, name: string): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if (await menu.isVisible()) await menu.click();
+  await goTo(page, name);
+}

@@ -16,7 +16,8 @@ const FAKE_BRIDGE = `
     getStatus: () => ok({ version: '9.9.9', uptimeSeconds: 3725, listenUrls: ['http://192.168.1.20:8080/GWENDPOINTAPI'],
       database: 'postgres', queueDepth: 4, eventsPerMinute: 12,
       mqtt: { mode: 'off', clients: 0 }, readers: { total: 0, online: 0, silent: 0, untracked: 0 },
-      destinations: [{ name: 'WMS', state: 'retrying', backlog: 42, oldestPendingAt: '2026-11-25T10:00:00.000Z' }] }),
+      destinations: [{ id: 1, name: 'WMS', state: 'retrying', backlog: 42, oldestPendingAt: '2026-11-25T10:00:00.000Z',
+        lastError: { at: '2026-11-25T10:00:05.000Z', status: 503, message: 'HTTP 503' }, routeCount: 1 }] }),
     getTraffic: () => ok({ minutes: Array.from({ length: 60 }, (_, i) => ({
       start: new Date(Date.now() - (59 - i) * 60000).toISOString(), count: (i * 7) % 11 })) }),
     listEndpoints: () => ok(endpoints),

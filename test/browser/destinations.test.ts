@@ -106,7 +106,8 @@ describe('web admin: destinations (SPEC §11)', { timeout: 120_000 }, () => {
     await shown.getByRole('button', { name: 'I have saved it' }).click();
 
     const row = page.getByRole('row').filter({ hasText: 'WMS' });
-    await row.getByText('Healthy', { exact: true }).waitFor();
+    // No route sends to it yet: it says so, rather than "Healthy" (issue 40).
+    await row.getByText('No route sends to it', { exact: true }).waitFor();
     await page.getByRole('columnheader', { name: `Oldest pending (${ZONE})` }).waitFor();
     const list = await rig.gateway.admin('GET', '/destinations');
     destinationId = list.body[0].id as number;

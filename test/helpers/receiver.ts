@@ -15,6 +15,8 @@ export interface Reply {
   status: number;
   delayMs?: number;
   headers?: Record<string, string>;
+  /** The answer's body; `{}` when absent. */
+  body?: string;
 }
 
 /**
@@ -66,7 +68,7 @@ export class Receiver {
         const send = () => {
           if (res.destroyed) return;
           res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-          res.end('{}');
+          res.end(reply.body ?? '{}');
         };
         if (reply.delayMs) setTimeout(send, reply.delayMs);
         else send();

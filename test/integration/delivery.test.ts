@@ -385,7 +385,15 @@ describe('destinations: what each event type sends (SPEC §11)', () => {
     const paused = await gw.admin('GET', `/destinations/${id}`);
     expect(paused.body.status).toMatchObject({ state: 'paused', backlog: 1 });
     expect((await gw.admin('GET', '/status')).body.destinations).toEqual([
-      { name: 'WMS', state: 'paused', backlog: 1, oldestPendingAt: expect.any(String) },
+      {
+        id,
+        name: 'WMS',
+        state: 'paused',
+        backlog: 1,
+        oldestPendingAt: expect.any(String),
+        lastError: null,
+        routeCount: 2,
+      },
     ]);
     await gw.admin('PUT', `/destinations/${id}`, { name: 'WMS', url: receiver.url, batchMaxWaitMs: 0, active: true });
     await receiver.waitFor((r) => r.items.length >= 1, 10_000);

@@ -23,7 +23,15 @@ const stored: Destination = {
   caCertificatePem: null,
   active: true,
   createdDate: '2026-11-25T10:00:00.000Z',
-  status: { state: 'healthy', backlog: 0, oldestPendingAt: null, deliveredLastMinute: 0, lastError: null },
+  status: {
+    state: 'healthy',
+    backlog: 0,
+    oldestPendingAt: null,
+    deliveredLastMinute: 0,
+    lastError: null,
+    nextAttemptAt: null,
+  },
+  routes: ['reads'],
 };
 
 describe('destination form: what Submit sends', () => {
@@ -56,10 +64,13 @@ describe('destination form: what Submit sends', () => {
 describe('destination wording', () => {
   it('warns once a backlog passes 80 % of maxOutboxItems, and when a destination is failing', () => {
     const line = (backlog: number, state: 'healthy' | 'failing' = 'healthy') => ({
+      id: 1,
       name: 'WMS',
       state,
       backlog,
       oldestPendingAt: null,
+      lastError: null,
+      routeCount: 1,
     });
     expect(destinationWarnings([line(800)], 1000)).toEqual([]);
     expect(destinationWarnings([line(801)], 1000)[0]).toMatch(

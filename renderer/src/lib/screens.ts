@@ -16,6 +16,13 @@ export const SCREENS = [
     description: 'Every reader heard from: alive and reading, or silent. Open one for its health, alarms and history.',
   },
   {
+    id: 'inventory',
+    name: 'Inventory',
+    group: null,
+    description:
+      'The live tag inventory of an endpoint: every EPC its readers saw, where and when last, and how often.',
+  },
+  {
     id: 'events',
     name: 'Events',
     group: null,
@@ -31,7 +38,8 @@ export const SCREENS = [
     id: 'destinations',
     name: 'Destinations',
     group: 'Client Settings',
-    description: 'Business systems that processed events are delivered to, in order, with retries and dead letters.',
+    description:
+      'Business systems that processed events are delivered to, in order, with retries and dead letters. Suppressed duplicate tag reads are not forwarded.',
   },
   {
     id: 'access-tokens',
@@ -84,3 +92,18 @@ export function screenFromHash(hash: string): ScreenId {
   const id = hash.replace(/^#\/?/, '').split(/[/?]/)[0];
   return SCREENS.find((s) => s.id === id)?.id ?? 'dashboard';
 }
+
+/** What a screen's address names after the screen (`#/events/<id>` → `<id>`), decoded; null for none. */
+export function hashItem(hash: string): string | null {
+  const item = hash.replace(/^#\/?/, '').split('?')[0]?.split('/')[1];
+  if (!item) return null;
+  try {
+    return decodeURIComponent(item);
+  } catch {
+    return null;
+  }
+}
+
+/** The address of one item of a screen, as `hashItem` reads it. */
+export const itemHash = (screen: ScreenId, item: string | number): string =>
+  `#/${screen}/${encodeURIComponent(String(item))}`;

@@ -39,6 +39,14 @@ const AUTH_INPUT = named(
   '`hmac` takes nothing: the gateway makes a 32-byte secret and answers it once.',
 );
 
+const LAST_ERROR = s.nullable(
+  s.object({
+    at: s.string({ format: 'date-time' }),
+    status: s.nullable(s.integer()),
+    message: s.string(),
+  }),
+);
+
 export const DESTINATION_STATUS = named(
   'DestinationStatus',
   s.object({
@@ -46,11 +54,11 @@ export const DESTINATION_STATUS = named(
     backlog: s.integer({ description: 'Items waiting to be delivered (dead letters not counted).' }),
     oldestPendingAt: s.nullable(s.string({ format: 'date-time' })),
     deliveredLastMinute: s.integer(),
-    lastError: s.nullable(
-      s.object({
-        at: s.string({ format: 'date-time' }),
-        status: s.nullable(s.integer()),
-        message: s.string(),
+    lastError: LAST_ERROR,
+    nextAttemptAt: s.nullable(
+      s.string({
+        format: 'date-time',
+        description: 'When the batch that failed is tried again; null while none waits for a retry.',
       }),
     ),
   }),
@@ -79,6 +87,9 @@ export const DESTINATION = named(
     active: s.boolean(),
     createdDate: s.string({ format: 'date-time' }),
     status: DESTINATION_STATUS,
+    routes: s.array(s.string(), {
+      description: 'Names of the routes that send to it; empty: it receives nothing.',
+    }),
   }),
 );
 
@@ -114,10 +125,13 @@ export const DESTINATION_INPUT = named(
 export const DESTINATION_SUMMARY = named(
   'DestinationSummary',
   s.object({
+    id: s.integer(),
     name: s.string(),
     state: s.enum(DESTINATION_STATES),
     backlog: s.integer(),
     oldestPendingAt: s.nullable(s.string({ format: 'date-time' })),
+    lastError: LAST_ERROR,
+    routeCount: s.integer({ description: 'How many routes send to it; 0: it receives nothing.' }),
   }),
 );
 
@@ -159,4 +173,18 @@ export const DEAD_LETTER_SELECTION = named(
 export const DEAD_LETTER_RETRY_RESULT = named(
   'DeadLetterRetryResult',
   s.object({ retried: s.integer({ description: 'Batches sent back to the head of the outbox.' }) }),
+);
+
+export const DESTINATION_TEST_RESULT = named(
+  'DestinationTestResult',
+  s.object({
+    ok: s.boolean({ description: 'The receiver answered 2xx.' }),
+    status: s.nullable(s.integer({ description: 'The receiver’s HTTP status; null when none came.' })),
+    message: s.string({ description: 'How the attempt ended, in the words `lastError` uses.' }),
+    answer: s.nullable(s.string({ description: 'The start of the receiver’s answer body (at most 2000 characters).' })),
+    batchId: s.string({ description: 'The test batch’s Idempotency-Key.' }),
+    sentAt: s.string({ format: 'date-time' }),
+    durationMs: s.integer(),
+  }),
+  'A test batch: sent like a delivery (signed, same format), marked X-Gateway-Test and `test: true`, never in the outbox.',
 );

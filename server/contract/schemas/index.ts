@@ -10,3 +10,4 @@ export * from './backup.schema';
 export * from './destinations.schema';
 export * from './readers.schema';
 export * from './refusals.schema';
+export * from './inventory.schema';
