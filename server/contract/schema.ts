@@ -79,7 +79,7 @@ export type TypeOf<S> = S extends { readonly [TYPE]?: (value: infer T) => unknow
 type Prettify<T> = { [K in keyof T]: T[K] } & {};
 type OptionalKeys<P> = { [K in keyof P]: P[K] extends { optional: true } ? K : never }[keyof P];
 type WithFallbackKeys<P> = {
-  [K in keyof P]: P[K] extends { fallback: object | string | number | boolean } ? K : never;
+  [K in keyof P]: P[K] extends { fallback: object | string | number | boolean | null } ? K : never;
 }[keyof P];
 
 /** The wire shape: optional members may be left out. */
