@@ -186,6 +186,12 @@ export const s = {
   component: <T>(component: string): Schema<T> => node({ kind: 'component', component }),
 };
 
+/** The range an integer schema allows: its bounds, else 0 up to the largest safe integer. */
+export function integerRange(schema: SchemaNode): { min: number; max: number } {
+  const bounds: { min?: number; max?: number } = schema.kind === 'integer' ? schema : {};
+  return { min: bounds.min ?? 0, max: bounds.max ?? Number.MAX_SAFE_INTEGER };
+}
+
 /** May be left out of its object; the reader then gives `fallback` when one is given. */
 export function optional<S extends SchemaNode>(schema: S): S & { optional: true };
 export function optional<S extends SchemaNode, F extends TypeOf<S>>(

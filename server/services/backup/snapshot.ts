@@ -1,4 +1,3 @@
-import type { Settings } from '../../contract/dto';
 import { accessTokensRepo } from '../../repositories/access-tokens.repo';
 import { backupRepo } from '../../repositories/backup.repo';
 import type { Queryable } from '../../repositories/db-types';
@@ -10,7 +9,7 @@ import { settingsRepo } from '../../repositories/settings.repo';
 import { usersRepo } from '../../repositories/users.repo';
 import type { SealedSecret } from '../../secret-box';
 import { iso } from '../../time';
-import { validateSettings } from '../settings.service';
+import { validStoredSettings } from '../settings.service';
 import type { BackupConfig } from './format';
 
 /**
@@ -63,21 +62,4 @@ export async function readConfiguration(
     accessTokens: accessTokens.map(({ roleId: _roleId, ...token }) => ({ ...token, createdAt: iso(token.createdAt) })),
     settings,
   };
-}
-
-/**
- * A stored value that no longer validates (say, a time zone dropped from ICU) is not in force
- * (the settings service falls back to the default), and would make the backup impossible to
- * import; it is left out, which restores the same effective settings.
- */
-function validStoredSettings(stored: Record<string, unknown>): Partial<Settings> {
-  const result: Partial<Settings> = {};
-  for (const [key, value] of Object.entries(stored)) {
-    try {
-      Object.assign(result, validateSettings({ [key]: value }));
-    } catch {
-      // left out on purpose, see above
-    }
-  }
-  return result;
 }
