@@ -11,6 +11,7 @@ import {
   sourceName,
   UsageError,
 } from './cli-options';
+import { API_ROOT } from './contract/paths';
 import { createDb } from './db';
 import { AppError } from './errors';
 import { createGateway, type Gateway } from './gateway';
@@ -124,9 +125,9 @@ async function serve(args: string[]): Promise<void> {
   // HTTP first, then HTTPS (SPEC §12); in tlsMode `on` the HTTP port only redirects, so only HTTPS
   // is announced, as only HTTPS is listed in `/status` (`running.urls`).
   if (gateway.deps.settings.current().tlsMode !== 'on') {
-    process.stdout.write(`Gateway listening on http://${shownHost}:${server.port}/GWENDPOINTAPI\n`);
+    process.stdout.write(`Gateway listening on http://${shownHost}:${server.port}${API_ROOT}\n`);
   }
-  if (https) process.stdout.write(`Gateway listening on https://${shownHost}:${https.port}/GWENDPOINTAPI\n`);
+  if (https) process.stdout.write(`Gateway listening on https://${shownHost}:${https.port}${API_ROOT}\n`);
   for (const url of gateway.mqtt.urls()) process.stdout.write(`MQTT listening on ${url}\n`);
   for (const line of webAdminLines(running.urls, gateway.deps.settings.current().adminAccess))
     process.stdout.write(`${line}\n`);

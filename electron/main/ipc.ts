@@ -56,7 +56,7 @@ export async function toIpcResult<T>(
 
 /**
  * Binds every contract operation to `gateway:<operation>` and nothing else. The list comes from
- * OPERATION_NAMES, which `satisfies Record<OperationName, true>` keeps complete, and `handlers`
+ * OPERATION_NAMES (the keys of the admin route table, which `satisfies` keeps complete), and `handlers`
  * is the typed GatewayHandlers table; a test compares the bound channels with both. Each call
  * is checked against the app window before the service sees its input.
  */

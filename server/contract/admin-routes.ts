@@ -1,10 +1,14 @@
-import type { OperationName } from './operations';
+import type { OPERATION_SCHEMAS } from './operation-schemas';
+
+type Table = typeof OPERATION_SCHEMAS;
+type OperationName = keyof Table;
 
 /**
  * The admin API (SPEC §6) as plain data, read by the HTTP router (server/http/routes), the
  * OpenAPI document and the web admin's transport (renderer/src/lib/api.ts) alike: one table, no
- * copies. `satisfies` makes a contract operation without a route a compile error, and a route
- * cannot name an operation that does not exist.
+ * copies. `satisfies` makes a contract operation without a route a compile error, a route
+ * cannot name an operation that does not exist, and `input` must say where the operation's
+ * schemas (operation-schemas.ts) put its `id` and input.
  */
 export interface AdminHttpRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -85,4 +89,13 @@ export const ADMIN_HTTP_ROUTES = {
   updateReader: { method: 'PUT', path: '/readers/:id', input: 'idAndBody' },
   deleteReader: { method: 'DELETE', path: '/readers/:id', status: 204, input: 'id' },
   getReaderHistory: { method: 'GET', path: '/readers/:id/history', input: 'idAndQuery' },
-} as const satisfies Record<OperationName, AdminHttpRoute>;
+} as const satisfies { [K in OperationName]: AdminHttpRoute & InputPlace<Table[K]> };
+
+/** Where an operation's input travels, as its schemas allow: a path id, a body or query, both, or none. */
+type InputPlace<E> = E extends { id: unknown }
+  ? E extends { input: unknown }
+    ? { input: 'idAndBody' | 'idAndQuery' }
+    : { input: 'id' }
+  : E extends { input: unknown }
+    ? { input: 'body' | 'query' }
+    : { input?: never };

@@ -2,3 +2,4 @@ export * from './dto';
 export * from './errors';
 export * from './operations';
 export * from './admin-routes';
+export * from './paths';

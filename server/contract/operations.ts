@@ -1,139 +1,26 @@
-import type {
-  AccessToken,
-  AccessTokenInput,
-  AccessTokenWithValue,
-  AuditEntry,
-  AuditQuery,
-  BackupDiff,
-  BackupExportInput,
-  BackupFile,
-  BackupImportInput,
-  DeadLetter,
-  DeadLetterQuery,
-  DeadLetterRetryResult,
-  DeadLetterSelection,
-  Destination,
-  DestinationInput,
-  DestinationTestResult,
-  DestinationWithSecret,
-  Endpoint,
-  EndpointInput,
-  EndpointUpdateResult,
-  EventQuery,
-  EventReads,
-  EventRecord,
-  ExternalUser,
-  ExternalUserInput,
-  InventoryPage,
-  InventoryQuery,
-  Page,
-  Reader,
-  ReaderHistoryQuery,
-  ReaderInput,
-  ReaderMinute,
-  RefusalList,
-  RefusalQuery,
-  Role,
-  RoleInput,
-  Settings,
-  SettingsUpdateResult,
-  TlsCertificateInfo,
-  TlsCertificateInput,
-  Status,
-  Traffic,
-  User,
-  UserInput,
-} from './dto';
+import { ADMIN_HTTP_ROUTES } from './admin-routes';
 import type { ErrorData } from './errors';
+import type { OPERATION_SCHEMAS } from './operation-schemas';
+import type { TypeOf } from './schema';
 
-interface ById {
-  id: number;
-}
+type Table = typeof OPERATION_SCHEMAS;
+type Prettify<T> = { [K in keyof T]: T[K] } & {};
+type IdOf<E> = E extends { id: infer I } ? { id: TypeOf<I> } : unknown;
+type InputOf<E> = E extends { input: infer I } ? TypeOf<I> : unknown;
+
+/** The path's `:id` and the body or query, as one object; `void` when the operation takes neither. */
+type OperationInputOf<E> = E extends { id: unknown } | { input: unknown } ? Prettify<IdOf<E> & InputOf<E>> : void;
+type OperationOutputOf<E> = E extends { output: infer O } ? ([O] extends [null] ? void : TypeOf<O>) : never;
 
 /**
- * Every management operation with its input and output. This map is the single source that the
- * services implement and that the HTTP admin routes, the IPC handler table, the preload bridge
- * and the renderer's `api` module are typed against: adding an operation here without a handler
- * in each of them fails `tsc`.
+ * Every management operation with its input and output, read from the one table that lists
+ * them (server/contract/operation-schemas.ts). The services implement it; the HTTP admin routes,
+ * the IPC handler table, the preload bridge and the renderer's `api` module are typed against
+ * it: an operation added to that table without a handler in each of them fails `tsc`.
  */
-export interface Operations {
-  listEndpoints: { input: void; output: Endpoint[] };
-  getEndpoint: { input: ById; output: Endpoint };
-  createEndpoint: { input: EndpointInput; output: Endpoint };
-  updateEndpoint: { input: ById & EndpointInput; output: EndpointUpdateResult };
-  deleteEndpoint: { input: ById; output: void };
-
-  listRoles: { input: void; output: Role[] };
-  getRole: { input: ById; output: Role };
-  createRole: { input: RoleInput; output: Role };
-  updateRole: { input: ById & RoleInput; output: Role };
-  deleteRole: { input: ById; output: void };
-
-  listUsers: { input: void; output: User[] };
-  getUser: { input: ById; output: User };
-  createUser: { input: UserInput; output: User };
-  updateUser: { input: ById & UserInput; output: User };
-  deleteUser: { input: ById; output: void };
-
-  listExternalUsers: { input: void; output: ExternalUser[] };
-  getExternalUser: { input: ById; output: ExternalUser };
-  createExternalUser: { input: ExternalUserInput; output: ExternalUser };
-  updateExternalUser: { input: ById & ExternalUserInput; output: ExternalUser };
-  deleteExternalUser: { input: ById; output: void };
-
-  listAccessTokens: { input: void; output: AccessToken[] };
-  getAccessToken: { input: ById; output: AccessToken };
-  createAccessToken: { input: AccessTokenInput; output: AccessTokenWithValue };
-  regenerateAccessToken: { input: ById; output: AccessTokenWithValue };
-  deleteAccessToken: { input: ById; output: void };
-
-  listEvents: { input: EventQuery; output: Page<EventRecord> };
-  getEvent: { input: { id: string }; output: EventRecord };
-  /** The tag reads of a UHFTagRead event, decoded as its processor decodes them (issue 40). */
-  getEventReads: { input: { id: string }; output: EventReads };
-  /** One endpoint's live tag inventory: the GET route's snapshot, with its filters (issue 40). */
-  listInventory: { input: InventoryQuery; output: InventoryPage };
-
-  getSettings: { input: void; output: Settings };
-  updateSettings: { input: Partial<Settings>; output: SettingsUpdateResult };
-
-  getTls: { input: void; output: TlsCertificateInfo };
-  installTls: { input: TlsCertificateInput; output: TlsCertificateInfo };
-  regenerateTls: { input: void; output: TlsCertificateInfo };
-
-  listAudit: { input: AuditQuery; output: Page<AuditEntry> };
-  /** The last refused requests, newest first (in memory; issue 40). */
-  listRefusals: { input: RefusalQuery; output: RefusalList };
-
-  exportBackup: { input: BackupExportInput; output: BackupFile };
-  importBackup: { input: BackupImportInput; output: BackupDiff };
-
-  getStatus: { input: void; output: Status };
-  getTraffic: { input: void; output: Traffic };
-
-  listDestinations: { input: void; output: Destination[] };
-  getDestination: { input: ById; output: Destination };
-  createDestination: { input: DestinationInput; output: DestinationWithSecret };
-  updateDestination: { input: ById & DestinationInput; output: DestinationWithSecret };
-  deleteDestination: { input: ById; output: void };
-  regenerateDestinationSecret: { input: ById; output: DestinationWithSecret };
-  listDeadLetters: { input: DeadLetterQuery; output: Page<DeadLetter> };
-  /** 202: the batches are back at the head of the outbox; `retried` counts them. */
-  retryDeadLetters: { input: DeadLetterSelection; output: DeadLetterRetryResult };
-  discardDeadLetters: { input: DeadLetterSelection; output: void };
-  /** The batch waiting for a retry goes now, not at its backoff time; answers the destination. */
-  retryDestinationNow: { input: ById; output: Destination };
-  /** Sends one signed, marked test item to the receiver now; nothing goes into the outbox. */
-  testDestination: { input: ById; output: DestinationTestResult };
-
-  /** SPEC §16: readers are kept from the traffic; a technician names them and sets their threshold. */
-  listReaders: { input: void; output: Reader[] };
-  /** `id` is the reader's `readerId` (URL-encoded in the path). */
-  getReader: { input: { id: string }; output: Reader };
-  updateReader: { input: ReaderInput; output: Reader };
-  deleteReader: { input: { id: string }; output: void };
-  getReaderHistory: { input: ReaderHistoryQuery; output: ReaderMinute[] };
-}
+export type Operations = {
+  [K in keyof Table]: { input: OperationInputOf<Table[K]>; output: OperationOutputOf<Table[K]> };
+};
 
 export type OperationName = keyof Operations;
 export type OperationInput<K extends OperationName> = Operations[K]['input'];
@@ -165,64 +52,5 @@ export type IpcBridge = {
   [K in OperationName]: (input: OperationInput<K>) => Promise<IpcResult<OperationOutput<K>>>;
 };
 
-const OPERATION_SET = {
-  listEndpoints: true,
-  getEndpoint: true,
-  createEndpoint: true,
-  updateEndpoint: true,
-  deleteEndpoint: true,
-  listRoles: true,
-  getRole: true,
-  createRole: true,
-  updateRole: true,
-  deleteRole: true,
-  listUsers: true,
-  getUser: true,
-  createUser: true,
-  updateUser: true,
-  deleteUser: true,
-  listExternalUsers: true,
-  getExternalUser: true,
-  createExternalUser: true,
-  updateExternalUser: true,
-  deleteExternalUser: true,
-  listAccessTokens: true,
-  getAccessToken: true,
-  createAccessToken: true,
-  regenerateAccessToken: true,
-  deleteAccessToken: true,
-  listEvents: true,
-  getEvent: true,
-  getEventReads: true,
-  listInventory: true,
-  getSettings: true,
-  updateSettings: true,
-  getTls: true,
-  installTls: true,
-  regenerateTls: true,
-  listAudit: true,
-  listRefusals: true,
-  exportBackup: true,
-  importBackup: true,
-  getStatus: true,
-  getTraffic: true,
-  listDestinations: true,
-  getDestination: true,
-  createDestination: true,
-  updateDestination: true,
-  deleteDestination: true,
-  regenerateDestinationSecret: true,
-  listDeadLetters: true,
-  retryDeadLetters: true,
-  discardDeadLetters: true,
-  retryDestinationNow: true,
-  testDestination: true,
-  listReaders: true,
-  getReader: true,
-  updateReader: true,
-  deleteReader: true,
-  getReaderHistory: true,
-} as const satisfies Record<OperationName, true>;
-
-/** Every operation name at run time (IPC binding, preload); `satisfies` keeps it complete. */
-export const OPERATION_NAMES = Object.keys(OPERATION_SET) as OperationName[];
+/** Every operation name at run time (IPC binding, preload): the route table's, which has each one. */
+export const OPERATION_NAMES = Object.keys(ADMIN_HTTP_ROUTES) as OperationName[];

@@ -79,7 +79,7 @@ export type TypeOf<S> = S extends { readonly [TYPE]?: (value: infer T) => unknow
 type Prettify<T> = { [K in keyof T]: T[K] } & {};
 type OptionalKeys<P> = { [K in keyof P]: P[K] extends { optional: true } ? K : never }[keyof P];
 type WithFallbackKeys<P> = {
-  [K in keyof P]: P[K] extends { fallback: object | string | number | boolean } ? K : never;
+  [K in keyof P]: P[K] extends { fallback: object | string | number | boolean | null } ? K : never;
 }[keyof P];
 
 /** The wire shape: optional members may be left out. */
@@ -185,6 +185,12 @@ export const s = {
   /** A schema written by hand in the document's components (the problem shapes), typed here. */
   component: <T>(component: string): Schema<T> => node({ kind: 'component', component }),
 };
+
+/** The range an integer schema allows: its bounds, else 0 up to the largest safe integer. */
+export function integerRange(schema: SchemaNode): { min: number; max: number } {
+  const bounds: { min?: number; max?: number } = schema.kind === 'integer' ? schema : {};
+  return { min: bounds.min ?? 0, max: bounds.max ?? Number.MAX_SAFE_INTEGER };
+}
 
 /** May be left out of its object; the reader then gives `fallback` when one is given. */
 export function optional<S extends SchemaNode>(schema: S): S & { optional: true };

@@ -2,11 +2,13 @@ import type { Settings } from '../contract/dto';
 import { isLoopbackAddress } from '../address-ranges';
 import { clientAddress, type ClientAddressState } from './middleware/client-address';
 import { redirectToHttps } from './middleware/redirect-to-https';
+import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import type { CredentialVerifier } from '../auth/credentials';
 import type { Lockout } from '../auth/lockout';
 import type { GatewayHandlers } from '../contract/operations';
+import { ADMIN_API_ROOT, ADMIN_ROOT, API_ROOT } from '../contract/paths';
 import { AppError } from '../errors';
 import type { Logger } from '../logger';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
@@ -23,9 +25,6 @@ import { adminRouter } from './routes/admin.routes';
 import { metricsHandler } from './routes/metrics.routes';
 import { openApiHandler } from './routes/openapi.routes';
 import { revokeHandler, tokenHandler } from './routes/token.routes';
-
-export const API_ROOT = '/GWENDPOINTAPI';
-export const ADMIN_API_PREFIX = `${API_ROOT}/_admin/api`;
 
 /** HSTS for the admin (tlsMode `on`): a year, this name only (its subdomains are not the gateway's). */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
@@ -80,7 +79,7 @@ function assertDecodablePath(path: string): void {
 
 const notFound = (): AppError => new AppError('route_not_found', 'No active route is configured at this address');
 
-function onlyMethod(method: string, handler: Middleware): Middleware {
+function onlyMethod(method: 'GET' | 'POST', handler: Middleware): Middleware {
   return async (ctx, next) => {
     if (ctx.method !== method && !(method === 'GET' && ctx.method === 'HEAD')) {
       throw new AppError('method_not_allowed', `Use ${method} here`, { headers: { Allow: method } });
@@ -90,39 +89,111 @@ function onlyMethod(method: string, handler: Middleware): Middleware {
 }
 
 /**
+ * One row of the top-level table: a path under `API_ROOT` (path-to-regexp syntax) and what
+ * answers it. A `method` makes every other one a 405 with `Allow`; without one the handler takes
+ * every method (the admin subtree, whose own router decides).
+ */
+interface TopLevelRoute {
+  path: string;
+  method?: 'GET' | 'POST';
+  handler: Middleware;
+}
+
+/**
+ * The gateway's own top-level paths. Each also answers with one trailing slash (decision 0301),
+ * like the data plane's routes; `sensitive`: paths are case-sensitive, as the data plane's are.
+ * `all` routes every method Node parses, so any other method meets the row's 405 rather than
+ * falling through to the data plane.
+ */
+export function topLevelRouter(routes: readonly TopLevelRoute[]): Router {
+  const router = new Router({ prefix: API_ROOT, sensitive: true, strict: false });
+  for (const route of routes)
+    router.all(route.path, route.method ? onlyMethod(route.method, route.handler) : route.handler);
+  return router;
+}
+
+/**
  * Builds the Koa application without listening (`startServer` owns the socket), so tests and the
- * desktop shell create it the same way. Dispatch is by path prefix; the request id and the
- * problem+json handler wrap everything.
+ * desktop shell create it the same way. The request id and the problem+json handler wrap
+ * everything; the top-level table dispatches the gateway's own paths, and whatever it does not
+ * match under `API_ROOT` goes to the data plane, whose route table owns `/<base>/<route>`.
  */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
+  const network = deps.network;
   const admin = adminRouter(deps.handlers);
-  admin.prefix(ADMIN_API_PREFIX);
+  admin.prefix(ADMIN_API_ROOT);
   // Router middleware expects its own context extensions, which it adds itself at run time.
   const adminApi = compose([adminAuth(deps), admin.routes() as Middleware, admin.allowedMethods() as Middleware]);
-  const token = onlyMethod('POST', tokenHandler(deps));
-  const revoke = onlyMethod('POST', revokeHandler(deps));
-  const health = onlyMethod('GET', async (ctx) => {
+  const health: Middleware = async (ctx) => {
     const report = await deps.health();
     ctx.status = report.ok ? 200 : 503;
     ctx.body = report.body;
     ctx.set('Cache-Control', 'no-store');
-  });
-  const metrics = onlyMethod('GET', metricsHandler(deps.metrics));
-  const certificate = onlyMethod('GET', (ctx) => {
+  };
+  const certificate: Middleware = (ctx) => {
     const pem = network?.certificatePem() ?? null;
     if (pem === null) throw notFound();
     ctx.type = 'application/x-pem-file';
     ctx.set('Content-Disposition', 'attachment; filename="gateway-certificate.pem"');
     ctx.set('Cache-Control', 'no-store');
     ctx.body = pem;
-  });
-  const openApi = onlyMethod(
-    'GET',
-    openApiHandler({ serverUrl: API_ROOT, adminApiPath: ADMIN_API_PREFIX.slice(API_ROOT.length) }),
-  );
+  };
+  /** Everything under `_admin`, in this order: HSTS, local-only, host names, a decodable path. */
+  const adminGuard: Middleware = async (ctx, next) => {
+    // tlsMode `on` in the running listeners (plain HTTP only redirects): a browser that reached
+    // the admin over HTTPS keeps to HTTPS for this name. Not with `both`, where HTTP is a
+    // service in its own right; browsers ignore it for IP literals and over untrusted certificates.
+    const httpsOnly = network !== undefined && network.httpsRedirectPort() !== null;
+    if (httpsOnly && (ctx.state as ClientAddressState).clientScheme === 'https') {
+      ctx.set('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
+    }
+    if (network?.settings().adminAccess === 'local' && !isLoopbackAddress(ctx.request.ip)) {
+      throw new AppError('admin_local_only', 'The admin answers only on this machine (adminAccess is "local")');
+    }
+    if (deps.allowedHosts && !deps.allowedHosts.allows(ctx.get('Host') || undefined)) {
+      throw new AppError('host_not_allowed', 'This host name is not allowed for the admin (see GATEWAY_ALLOWED_HOSTS)');
+    }
+    assertDecodablePath(ctx.path);
+    await next();
+  };
+  const adminApiHandler: Middleware = async (ctx) => {
+    // Configuration and events are for the caller alone: no cache keeps any answer (errors too).
+    ctx.set('Cache-Control', 'no-store');
+    // The admin router answers 405 and OPTIONS from the routes it matched: the row that led
+    // here (every method) must not count as one of them.
+    (ctx as { matched?: unknown }).matched = undefined;
+    await adminApi(ctx, () => Promise.resolve());
+    // The router marks unknown paths 404 and known paths with another method 405 (access
+    // tokens, for one, answer PUT/PATCH with 405: they cannot be edited); answer both as problems.
+    if (ctx.status === 405 && ctx.body === undefined) {
+      throw new AppError('method_not_allowed', 'This method is not supported here', {
+        headers: { Allow: ctx.response.get('Allow') },
+      });
+    }
+    if (ctx.status === 404 && ctx.body === undefined) throw notFound();
+  };
+  // The assets are the end of the line (what they pass on is Koa's 404); without them (tests,
+  // the desktop shell) the rest of `_admin` is left to the data plane.
+  const adminAssets: Middleware = async (ctx, next) => {
+    await (deps.adminAssets ? deps.adminAssets(ctx, () => Promise.resolve()) : next());
+  };
 
-  const network = deps.network;
+  const router = topLevelRouter([
+    { path: '/_health', method: 'GET', handler: health },
+    { path: '/token', method: 'POST', handler: tokenHandler(deps) },
+    { path: '/token/revoke', method: 'POST', handler: revokeHandler(deps) },
+    { path: '/_metrics', method: 'GET', handler: metricsHandler(deps.metrics) },
+    {
+      path: '/_openapi.json',
+      method: 'GET',
+      handler: openApiHandler({ serverUrl: API_ROOT, adminApiPath: ADMIN_API_ROOT.slice(API_ROOT.length) }),
+    },
+    ...(network ? [{ path: '/_tls/certificate.pem', method: 'GET' as const, handler: certificate }] : []),
+    { path: `${ADMIN_API_ROOT.slice(API_ROOT.length)}{/*rest}`, handler: compose([adminGuard, adminApiHandler]) },
+    { path: `${ADMIN_ROOT.slice(API_ROOT.length)}{/*rest}`, handler: compose([adminGuard, adminAssets]) },
+  ]);
+
   app.use(requestId());
   app.use(countResponses(deps.metrics.responses));
   app.use(problems(deps.logger, deps.refusals));
@@ -133,53 +204,14 @@ export function createApp(deps: AppDeps): Koa {
     app.use(clientAddress(() => network.settings().trustedProxies));
     app.use(redirectToHttps(() => network.httpsRedirectPort(), deps.allowedHosts));
   }
-  app.use(async (ctx, next) => {
+  app.use((ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
-    const path = ctx.path;
-    if (path === `${API_ROOT}/_tls/certificate.pem` && network) return void (await certificate(ctx, next));
-    const isAdmin = path === `${API_ROOT}/_admin` || path.startsWith(`${API_ROOT}/_admin/`);
-    // tlsMode `on` in the running listeners (plain HTTP only redirects): a browser that reached
-    // the admin over HTTPS keeps to HTTPS for this name. Not with `both`, where HTTP is a
-    // service in its own right; browsers ignore it for IP literals and over untrusted certificates.
-    const httpsOnly = network !== undefined && network.httpsRedirectPort() !== null;
-    if (isAdmin && httpsOnly && (ctx.state as ClientAddressState).clientScheme === 'https') {
-      ctx.set('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
-    }
-    if (isAdmin && network?.settings().adminAccess === 'local' && !isLoopbackAddress(ctx.request.ip)) {
-      throw new AppError('admin_local_only', 'The admin answers only on this machine (adminAccess is "local")');
-    }
-    if (path === `${API_ROOT}/_health` || path === `${API_ROOT}/_health/`) return void (await health(ctx, next));
-    if (path === `${API_ROOT}/token` || path === `${API_ROOT}/token/`) return void (await token(ctx, next));
-    if (path === `${API_ROOT}/token/revoke`) return void (await revoke(ctx, next));
-    if (path === `${API_ROOT}/_metrics` || path === `${API_ROOT}/_metrics/`) return void (await metrics(ctx, next));
-    if (path === `${API_ROOT}/_openapi.json`) return void (await openApi(ctx, next));
-    if (isAdmin) {
-      if (deps.allowedHosts && !deps.allowedHosts.allows(ctx.get('Host') || undefined)) {
-        throw new AppError(
-          'host_not_allowed',
-          'This host name is not allowed for the admin (see GATEWAY_ALLOWED_HOSTS)',
-        );
-      }
-      assertDecodablePath(path);
-    }
-    if (path.startsWith(`${ADMIN_API_PREFIX}/`) || path === ADMIN_API_PREFIX) {
-      // Configuration and events are for the caller alone: no cache keeps any answer (errors too).
-      ctx.set('Cache-Control', 'no-store');
-      await adminApi(ctx, next);
-      // The router marks unknown paths 404 and known paths with another method 405 (access
-      // tokens, for one, answer PUT/PATCH with 405: they cannot be edited); answer both as problems.
-      if (ctx.status === 405 && ctx.body === undefined) {
-        throw new AppError('method_not_allowed', 'This method is not supported here', {
-          headers: { Allow: ctx.response.get('Allow') },
-        });
-      }
-      if (ctx.status === 404 && ctx.body === undefined) throw notFound();
-      return;
-    }
-    if (isAdmin && deps.adminAssets) {
-      return void (await deps.adminAssets(ctx, next));
-    }
-    if (path.startsWith(`${API_ROOT}/`) && deps.dataPlane) return void (await deps.dataPlane(ctx, next));
+    return next();
+  });
+  app.use(router.routes() as Middleware);
+  // What the table did not take: the data plane's, when under the root.
+  app.use(async (ctx, next) => {
+    if (ctx.path.startsWith(`${API_ROOT}/`) && deps.dataPlane) return void (await deps.dataPlane(ctx, next));
     throw notFound();
   });
   // Socket-level errors (client aborts, parse errors) are logged without request details.

@@ -4,6 +4,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Context, Middleware } from 'koa';
+import { ADMIN_ROOT } from '../contract/paths';
 import { PACKAGE_ROOT } from '../package-root';
 
 const TYPES: Record<string, string> = {
@@ -80,8 +81,8 @@ export function staticAdmin(root = DEFAULT_RENDERER_DIR): Middleware {
   const base = normalize(root.endsWith(sep) ? root : root + sep);
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return void (await next());
-    if (ctx.path === '/GWENDPOINTAPI/_admin') return ctx.redirect('/GWENDPOINTAPI/_admin/');
-    const relative = decodeURIComponent(ctx.path.slice('/GWENDPOINTAPI/_admin/'.length));
+    if (ctx.path === ADMIN_ROOT) return ctx.redirect(`${ADMIN_ROOT}/`);
+    const relative = decodeURIComponent(ctx.path.slice(`${ADMIN_ROOT}/`.length));
     let file = normalize(join(base, relative));
     if (!file.startsWith(base)) return void (await next());
     if (!existsSync(file) || !statSync(file).isFile()) file = join(base, 'index.html');

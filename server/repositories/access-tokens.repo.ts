@@ -47,6 +47,20 @@ const toRecord = (row: AccessTokenRow): AccessTokenRecord => ({
   createdAt: num(row.created_at),
 });
 
+/** An access token's own columns: the record without its role's name. */
+export type AccessTokenWrite = Omit<AccessTokenRecord, 'id' | 'role'>;
+
+/** The `access_tokens` row of a token (the one mapping of its columns; a restore adds the id). */
+export const accessTokenRow = (token: AccessTokenWrite) => ({
+  name: token.name,
+  name_key: nameKey(token.name),
+  role_id: token.roleId,
+  expiry_date: token.expiryDate,
+  description: token.description,
+  token_hash: token.tokenHash,
+  created_at: token.createdAt,
+});
+
 export const accessTokensRepo = {
   async list(db: Queryable): Promise<AccessTokenRecord[]> {
     const rows = (await select(db).orderBy('access_tokens.id')) as AccessTokenRow[];
@@ -68,28 +82,8 @@ export const accessTokensRepo = {
     return (await db('access_tokens').where('name_key', nameKey(name)).first('id')) !== undefined;
   },
 
-  async insert(
-    db: Queryable,
-    token: {
-      name: string;
-      roleId: number;
-      expiryDate: string;
-      description: string;
-      tokenHash: string;
-      createdAt: number;
-    },
-  ): Promise<number> {
-    const [row] = await db('access_tokens')
-      .insert({
-        name: token.name,
-        name_key: nameKey(token.name),
-        role_id: token.roleId,
-        expiry_date: token.expiryDate,
-        description: token.description,
-        token_hash: token.tokenHash,
-        created_at: token.createdAt,
-      })
-      .returning<{ id: number }[]>('id');
+  async insert(db: Queryable, token: AccessTokenWrite): Promise<number> {
+    const [row] = await db('access_tokens').insert(accessTokenRow(token)).returning<{ id: number }[]>('id');
     return num(row?.id);
   },
 

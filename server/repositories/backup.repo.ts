@@ -1,6 +1,10 @@
-import type { AuthType, EventType, RequestType } from '../contract/dto';
 import type { DatabaseKind } from '../db';
-import { nameKey, num, type Queryable } from './db-types';
+import { accessTokenRow, type AccessTokenWrite } from './access-tokens.repo';
+import { num, type Queryable } from './db-types';
+import { endpointRow, routeRoleRows, routeRow, type EndpointWrite, type RouteColumns } from './endpoints.repo';
+import { externalUserRouteRows, externalUserRow, type ExternalUserRecord } from './external-users.repo';
+import { roleRow, type RoleRecord } from './roles.repo';
+import { userRoleRows, userRow, type UserRecord } from './users.repo';
 
 /**
  * The queries only a whole-configuration restore needs: wipe every configuration table and
@@ -30,51 +34,20 @@ const SERIAL_TABLES = ['roles', 'endpoints', 'routes', 'users', 'external_users'
 /** Well under SQLite's bound-variable limit for the widest row (10 columns). */
 const CHUNK = 100;
 
+/**
+ * Every configuration table's rows as a restore writes them, ids included. Each shape is its
+ * repository's (and through it the contract's); each row is laid out by its repository's mapper.
+ */
 export interface ConfigurationRows {
-  roles: { id: number; name: string; description: string; builtIn: boolean }[];
-  endpoints: { id: number; name: string; baseRoutePath: string; active: boolean }[];
-  routes: {
-    id: number;
-    endpointId: number;
-    position: number;
-    name: string;
-    eventType: EventType;
-    requestType: RequestType;
-    authType: AuthType;
-    active: boolean;
-    async: boolean;
-    epcisLenient: boolean;
-    mqttTopic: string | null;
-  }[];
-  routeRoles: { routeId: number; roleId: number }[];
-  users: {
-    id: number;
-    username: string;
-    displayName: string;
-    passwordHash: string;
-    active: boolean;
-    createdAt: number;
-  }[];
-  userRoles: { userId: number; roleId: number }[];
-  externalUsers: {
-    id: number;
-    firstName: string;
-    lastName: string;
-    username: string;
-    passwordHash: string;
-    active: boolean;
-    createdAt: number;
-  }[];
-  externalUserRoutes: { externalUserId: number; routeId: number }[];
-  accessTokens: {
-    id: number;
-    name: string;
-    roleId: number;
-    expiryDate: string;
-    description: string;
-    tokenHash: string;
-    createdAt: number;
-  }[];
+  roles: RoleRecord[];
+  endpoints: (EndpointWrite & { id: number })[];
+  routes: (RouteColumns & { id: number; endpointId: number; position: number })[];
+  routeRoles: Parameters<typeof routeRoleRows>[0];
+  users: (Omit<UserRecord, 'roles'> & { passwordHash: string })[];
+  userRoles: Parameters<typeof userRoleRows>[0];
+  externalUsers: (Omit<ExternalUserRecord, 'routes' | 'routeIds'> & { createdAt: number })[];
+  externalUserRoutes: Parameters<typeof externalUserRouteRows>[0];
+  accessTokens: (AccessTokenWrite & { id: number })[];
 }
 
 async function insertChunked(db: Queryable, table: string, rows: Record<string, unknown>[]): Promise<void> {
@@ -109,99 +82,35 @@ export const backupRepo = {
     await insertChunked(
       db,
       'roles',
-      rows.roles.map((role) => ({
-        id: role.id,
-        name: role.name,
-        name_key: nameKey(role.name),
-        description: role.description,
-        built_in: role.builtIn,
-      })),
+      rows.roles.map((role) => ({ id: role.id, ...roleRow(role), built_in: role.builtIn })),
     );
     await insertChunked(
       db,
       'endpoints',
-      rows.endpoints.map((endpoint) => ({
-        id: endpoint.id,
-        name: endpoint.name,
-        name_key: nameKey(endpoint.name),
-        base_route_path: endpoint.baseRoutePath,
-        base_route_path_key: nameKey(endpoint.baseRoutePath),
-        active: endpoint.active,
-      })),
+      rows.endpoints.map((endpoint) => ({ id: endpoint.id, ...endpointRow(endpoint) })),
     );
     await insertChunked(
       db,
       'routes',
-      rows.routes.map((route) => ({
-        id: route.id,
-        endpoint_id: route.endpointId,
-        position: route.position,
-        name: route.name,
-        name_key: nameKey(route.name),
-        event_type: route.eventType,
-        request_type: route.requestType,
-        auth_type: route.authType,
-        active: route.active,
-        async: route.async,
-        epcis_lenient: route.epcisLenient,
-        mqtt_topic: route.mqttTopic,
-      })),
+      rows.routes.map((route) => ({ id: route.id, ...routeRow(route, route.endpointId, route.position) })),
     );
-    await insertChunked(
-      db,
-      'route_roles',
-      rows.routeRoles.map((link) => ({ route_id: link.routeId, role_id: link.roleId })),
-    );
+    await insertChunked(db, 'route_roles', routeRoleRows(rows.routeRoles));
     await insertChunked(
       db,
       'users',
-      rows.users.map((user) => ({
-        id: user.id,
-        username: user.username,
-        username_key: nameKey(user.username),
-        display_name: user.displayName,
-        password_hash: user.passwordHash,
-        active: user.active,
-        created_at: user.createdAt,
-      })),
+      rows.users.map((user) => ({ id: user.id, ...userRow(user), created_at: user.createdAt })),
     );
-    await insertChunked(
-      db,
-      'user_roles',
-      rows.userRoles.map((link) => ({ user_id: link.userId, role_id: link.roleId })),
-    );
+    await insertChunked(db, 'user_roles', userRoleRows(rows.userRoles));
     await insertChunked(
       db,
       'external_users',
-      rows.externalUsers.map((user) => ({
-        id: user.id,
-        first_name: user.firstName,
-        last_name: user.lastName,
-        username: user.username,
-        username_key: nameKey(user.username),
-        password_hash: user.passwordHash,
-        active: user.active,
-        created_at: user.createdAt,
-      })),
+      rows.externalUsers.map((user) => ({ id: user.id, ...externalUserRow(user), created_at: user.createdAt })),
     );
-    await insertChunked(
-      db,
-      'external_user_routes',
-      rows.externalUserRoutes.map((link) => ({ external_user_id: link.externalUserId, route_id: link.routeId })),
-    );
+    await insertChunked(db, 'external_user_routes', externalUserRouteRows(rows.externalUserRoutes));
     await insertChunked(
       db,
       'access_tokens',
-      rows.accessTokens.map((token) => ({
-        id: token.id,
-        name: token.name,
-        name_key: nameKey(token.name),
-        role_id: token.roleId,
-        expiry_date: token.expiryDate,
-        description: token.description,
-        token_hash: token.tokenHash,
-        created_at: token.createdAt,
-      })),
+      rows.accessTokens.map((token) => ({ id: token.id, ...accessTokenRow(token) })),
     );
   },
 

@@ -1,45 +1,50 @@
-import type { AuthType, EventType, RequestType } from '../contract/dto';
+import type { Endpoint, Route } from '../contract/dto';
+import type { ReadOf } from '../contract/schema';
+import type { ENDPOINT_INPUT, ROUTE_INPUT } from '../contract/schemas';
 import { bool, nameKey, num, type Queryable } from './db-types';
 import { destinationsRepo } from './destinations.repo';
 
-export interface RouteRecord {
-  id: number;
-  endpointId: number;
-  name: string;
-  eventType: EventType;
-  requestType: RequestType;
-  authType: AuthType;
-  active: boolean;
-  async: boolean;
-  epcisLenient: boolean;
-  /** The MQTT topic filter its messages arrive on (SPEC §15), or null. */
-  mqttTopic: string | null;
-  roles: string[];
-  /** Ids of the destinations the route delivers to. */
-  destinations: number[];
-}
+/** A route as stored: the contract's route without its derived payload type, with its endpoint. */
+export type RouteRecord = Omit<Route, 'payloadType'> & { endpointId: number };
 
-export interface EndpointRecord {
-  id: number;
-  name: string;
-  baseRoutePath: string;
-  active: boolean;
-  routes: RouteRecord[];
-}
+export type EndpointRecord = Omit<Endpoint, 'routes'> & { routes: RouteRecord[] };
 
-export interface RouteWrite {
-  id?: number;
-  name: string;
-  eventType: EventType;
-  requestType: RequestType;
-  authType: AuthType;
-  active: boolean;
-  async: boolean;
-  epcisLenient: boolean;
-  mqttTopic: string | null;
-  roleIds: number[];
-  destinationIds: number[];
-}
+/** An endpoint's own columns. */
+export type EndpointWrite = Omit<ReadOf<typeof ENDPOINT_INPUT>, 'routes'>;
+
+/** A route's own columns: the contract's route input as read, without its links. */
+export type RouteColumns = Omit<ReadOf<typeof ROUTE_INPUT>, 'id' | 'roles' | 'destinations'>;
+
+/** A route to store, its role and destination names already resolved to ids. */
+export type RouteWrite = RouteColumns & { id?: number; roleIds: number[]; destinationIds: number[] };
+
+/** The `endpoints` row of an endpoint (the one mapping of its columns; a restore adds the id). */
+export const endpointRow = (endpoint: EndpointWrite) => ({
+  name: endpoint.name,
+  name_key: nameKey(endpoint.name),
+  base_route_path: endpoint.baseRoutePath,
+  base_route_path_key: nameKey(endpoint.baseRoutePath),
+  active: endpoint.active,
+});
+
+/** The `routes` row of a route at `position` in its endpoint (a restore adds the id). */
+export const routeRow = (route: RouteColumns, endpointId: number, position: number) => ({
+  endpoint_id: endpointId,
+  position,
+  name: route.name,
+  name_key: nameKey(route.name),
+  event_type: route.eventType,
+  request_type: route.requestType,
+  auth_type: route.authType,
+  active: route.active,
+  async: route.async,
+  epcis_lenient: route.epcisLenient,
+  mqtt_topic: route.mqttTopic,
+});
+
+/** The `route_roles` rows of role links. */
+export const routeRoleRows = (links: readonly { routeId: number; roleId: number }[]) =>
+  links.map((link) => ({ route_id: link.routeId, role_id: link.roleId }));
 
 interface EndpointRow {
   id: number;
@@ -48,18 +53,28 @@ interface EndpointRow {
   active: unknown;
 }
 
-interface RouteRow {
-  id: number;
-  endpoint_id: number;
-  name: string;
-  event_type: EventType;
-  request_type: RequestType;
-  auth_type: AuthType;
-  active: unknown;
-  async: unknown;
-  epcis_lenient: unknown;
-  mqtt_topic: string | null;
-}
+/** A `routes` row as read back: what `routeRow` writes, booleans and integers as the dialect hands them. */
+type RouteRow = { id: unknown } & {
+  [K in keyof ReturnType<typeof routeRow>]: K extends 'active' | 'async' | 'epcis_lenient' | 'endpoint_id'
+    ? unknown
+    : ReturnType<typeof routeRow>[K];
+};
+
+/** A stored route, its role names and destination ids given. */
+const routeFromRow = (row: RouteRow, roles: string[], destinations: number[]): RouteRecord => ({
+  id: num(row.id),
+  endpointId: num(row.endpoint_id),
+  name: row.name,
+  eventType: row.event_type,
+  requestType: row.request_type,
+  authType: row.auth_type,
+  active: bool(row.active),
+  async: bool(row.async),
+  epcisLenient: bool(row.epcis_lenient),
+  mqttTopic: row.mqtt_topic ?? null,
+  roles,
+  destinations,
+});
 
 /** Loads endpoints with their routes and role names in three queries, whatever their number. */
 async function load(db: Queryable, endpointId?: number): Promise<EndpointRecord[]> {
@@ -99,20 +114,7 @@ async function load(db: Queryable, endpointId?: number): Promise<EndpointRecord[
   }
   const routesByEndpoint = new Map<number, RouteRecord[]>();
   for (const row of routeRows) {
-    const route: RouteRecord = {
-      id: num(row.id),
-      endpointId: num(row.endpoint_id),
-      name: row.name,
-      eventType: row.event_type,
-      requestType: row.request_type,
-      authType: row.auth_type,
-      active: bool(row.active),
-      async: bool(row.async),
-      epcisLenient: bool(row.epcis_lenient),
-      mqttTopic: row.mqtt_topic ?? null,
-      roles: rolesByRoute.get(num(row.id)) ?? [],
-      destinations: destinationsByRoute.get(num(row.id)) ?? [],
-    };
+    const route = routeFromRow(row, rolesByRoute.get(num(row.id)) ?? [], destinationsByRoute.get(num(row.id)) ?? []);
     const list = routesByEndpoint.get(route.endpointId) ?? [];
     list.push(route);
     routesByEndpoint.set(route.endpointId, list);
@@ -173,33 +175,13 @@ export const endpointsRepo = {
     return new Map(rows.map((row) => [row.name_key, row.endpoint]));
   },
 
-  async insert(db: Queryable, endpoint: { name: string; baseRoutePath: string; active: boolean }): Promise<number> {
-    const [row] = await db('endpoints')
-      .insert({
-        name: endpoint.name,
-        name_key: nameKey(endpoint.name),
-        base_route_path: endpoint.baseRoutePath,
-        base_route_path_key: nameKey(endpoint.baseRoutePath),
-        active: endpoint.active,
-      })
-      .returning<{ id: number }[]>('id');
+  async insert(db: Queryable, endpoint: EndpointWrite): Promise<number> {
+    const [row] = await db('endpoints').insert(endpointRow(endpoint)).returning<{ id: number }[]>('id');
     return num(row?.id);
   },
 
-  async update(
-    db: Queryable,
-    id: number,
-    endpoint: { name: string; baseRoutePath: string; active: boolean },
-  ): Promise<void> {
-    await db('endpoints')
-      .where({ id })
-      .update({
-        name: endpoint.name,
-        name_key: nameKey(endpoint.name),
-        base_route_path: endpoint.baseRoutePath,
-        base_route_path_key: nameKey(endpoint.baseRoutePath),
-        active: endpoint.active,
-      });
+  async update(db: Queryable, id: number, endpoint: EndpointWrite): Promise<void> {
+    await db('endpoints').where({ id }).update(endpointRow(endpoint));
   },
 
   async delete(db: Queryable, id: number): Promise<void> {
@@ -223,19 +205,7 @@ export const endpointsRepo = {
         .where({ id })
         .update({ name_key: `#${id}`, mqtt_topic: null });
     for (const [position, route] of routes.entries()) {
-      const row = {
-        endpoint_id: endpointId,
-        position,
-        name: route.name,
-        name_key: nameKey(route.name),
-        event_type: route.eventType,
-        request_type: route.requestType,
-        auth_type: route.authType,
-        active: route.active,
-        async: route.async,
-        epcis_lenient: route.epcisLenient,
-        mqtt_topic: route.mqttTopic,
-      };
+      const row = routeRow(route, endpointId, position);
       let routeId: number;
       if (route.id === undefined) {
         const [inserted] = await db('routes').insert(row).returning<{ id: number }[]>('id');
@@ -246,9 +216,8 @@ export const endpointsRepo = {
         await db('route_roles').where({ route_id: routeId }).delete();
         await db('route_destinations').where({ route_id: routeId }).delete();
       }
-      if (route.roleIds.length > 0) {
-        await db('route_roles').insert(route.roleIds.map((roleId) => ({ route_id: routeId, role_id: roleId })));
-      }
+      if (route.roleIds.length > 0)
+        await db('route_roles').insert(routeRoleRows(route.roleIds.map((roleId) => ({ routeId, roleId }))));
       await destinationsRepo.linkRoutes(
         db,
         route.destinationIds.map((destinationId) => ({ routeId, destinationId })),

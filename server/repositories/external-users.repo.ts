@@ -63,6 +63,20 @@ export interface ExternalUserWrite {
   passwordHash?: string;
 }
 
+/** The `external_users` row of a user (the one mapping of its columns); without a hash it is left as stored. */
+export const externalUserRow = (user: Omit<ExternalUserWrite, 'routeIds'>) => ({
+  first_name: user.firstName,
+  last_name: user.lastName,
+  username: user.username,
+  username_key: nameKey(user.username),
+  active: user.active,
+  ...(user.passwordHash ? { password_hash: user.passwordHash } : {}),
+});
+
+/** The `external_user_routes` rows of route assignments. */
+export const externalUserRouteRows = (links: readonly { externalUserId: number; routeId: number }[]) =>
+  links.map((link) => ({ external_user_id: link.externalUserId, route_id: link.routeId }));
+
 export const externalUsersRepo = {
   list: (db: Queryable): Promise<ExternalUserRecord[]> => load(db),
 
@@ -78,15 +92,7 @@ export const externalUsersRepo = {
 
   async insert(db: Queryable, user: ExternalUserWrite & { passwordHash: string; createdAt: number }): Promise<number> {
     const [row] = await db('external_users')
-      .insert({
-        first_name: user.firstName,
-        last_name: user.lastName,
-        username: user.username,
-        username_key: nameKey(user.username),
-        password_hash: user.passwordHash,
-        active: user.active,
-        created_at: user.createdAt,
-      })
+      .insert({ ...externalUserRow(user), created_at: user.createdAt })
       .returning<{ id: number }[]>('id');
     const id = num(row?.id);
     await setRoutes(db, id, user.routeIds);
@@ -94,16 +100,7 @@ export const externalUsersRepo = {
   },
 
   async update(db: Queryable, id: number, user: ExternalUserWrite): Promise<void> {
-    await db('external_users')
-      .where({ id })
-      .update({
-        first_name: user.firstName,
-        last_name: user.lastName,
-        username: user.username,
-        username_key: nameKey(user.username),
-        active: user.active,
-        ...(user.passwordHash ? { password_hash: user.passwordHash } : {}),
-      });
+    await db('external_users').where({ id }).update(externalUserRow(user));
     await setRoutes(db, id, user.routeIds);
   },
 
@@ -116,7 +113,7 @@ async function setRoutes(db: Queryable, userId: number, routeIds: number[]): Pro
   await db('external_user_routes').where({ external_user_id: userId }).delete();
   if (routeIds.length > 0) {
     await db('external_user_routes').insert(
-      routeIds.map((routeId) => ({ external_user_id: userId, route_id: routeId })),
+      externalUserRouteRows(routeIds.map((routeId) => ({ externalUserId: userId, routeId }))),
     );
   }
 }

@@ -15,6 +15,13 @@ interface RoleRow {
   built_in: unknown;
 }
 
+/** The `roles` row of a role's editable columns (the one mapping; insert and restore add more). */
+export const roleRow = (role: { name: string; description: string }) => ({
+  name: role.name,
+  name_key: nameKey(role.name),
+  description: role.description,
+});
+
 const toRecord = (row: RoleRow): RoleRecord => ({
   id: num(row.id),
   name: row.name,
@@ -51,15 +58,13 @@ export const rolesRepo = {
 
   async insert(db: Queryable, role: { name: string; description: string; builtIn: boolean }): Promise<number> {
     const [row] = await db('roles')
-      .insert({ name: role.name, name_key: nameKey(role.name), description: role.description, built_in: role.builtIn })
+      .insert({ ...roleRow(role), built_in: role.builtIn })
       .returning<{ id: number }[]>('id');
     return num(row?.id);
   },
 
   async update(db: Queryable, id: number, role: { name: string; description: string }): Promise<void> {
-    await db('roles')
-      .where({ id })
-      .update({ name: role.name, name_key: nameKey(role.name), description: role.description });
+    await db('roles').where({ id }).update(roleRow(role));
   },
 
   async delete(db: Queryable, id: number): Promise<void> {

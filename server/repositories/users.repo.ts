@@ -59,6 +59,19 @@ export interface UserWrite {
   passwordHash?: string;
 }
 
+/** The `users` row of a user (the one mapping of its columns); without a hash it is left as stored. */
+export const userRow = (user: Omit<UserWrite, 'roleIds'>) => ({
+  username: user.username,
+  username_key: nameKey(user.username),
+  display_name: user.displayName,
+  active: user.active,
+  ...(user.passwordHash ? { password_hash: user.passwordHash } : {}),
+});
+
+/** The `user_roles` rows of role links. */
+export const userRoleRows = (links: readonly { userId: number; roleId: number }[]) =>
+  links.map((link) => ({ user_id: link.userId, role_id: link.roleId }));
+
 export const usersRepo = {
   list: (db: Queryable): Promise<UserRecord[]> => load(db),
 
@@ -104,14 +117,7 @@ export const usersRepo = {
 
   async insert(db: Queryable, user: UserWrite & { passwordHash: string; createdAt: number }): Promise<number> {
     const [row] = await db('users')
-      .insert({
-        username: user.username,
-        username_key: nameKey(user.username),
-        display_name: user.displayName,
-        password_hash: user.passwordHash,
-        active: user.active,
-        created_at: user.createdAt,
-      })
+      .insert({ ...userRow(user), created_at: user.createdAt })
       .returning<{ id: number }[]>('id');
     const id = num(row?.id);
     await setRoles(db, id, user.roleIds);
@@ -119,15 +125,7 @@ export const usersRepo = {
   },
 
   async update(db: Queryable, id: number, user: UserWrite): Promise<void> {
-    await db('users')
-      .where({ id })
-      .update({
-        username: user.username,
-        username_key: nameKey(user.username),
-        display_name: user.displayName,
-        active: user.active,
-        ...(user.passwordHash ? { password_hash: user.passwordHash } : {}),
-      });
+    await db('users').where({ id }).update(userRow(user));
     await setRoles(db, id, user.roleIds);
   },
 
@@ -138,6 +136,5 @@ export const usersRepo = {
 
 async function setRoles(db: Queryable, userId: number, roleIds: number[]): Promise<void> {
   await db('user_roles').where({ user_id: userId }).delete();
-  if (roleIds.length > 0)
-    await db('user_roles').insert(roleIds.map((roleId) => ({ user_id: userId, role_id: roleId })));
+  if (roleIds.length > 0) await db('user_roles').insert(userRoleRows(roleIds.map((roleId) => ({ userId, roleId }))));
 }

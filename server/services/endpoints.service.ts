@@ -86,7 +86,6 @@ export function createEndpointsService(deps: ServiceDeps) {
     }
     const writes: RouteWrite[] = draft.routes.map(({ roles: names, destinations: destinationIds, ...route }) => ({
       ...route,
-      mqttTopic: route.mqttTopic ?? null,
       destinationIds,
       id: existing ? route.id : undefined,
       // One row per role: ["admin", "ADMIN"] names one role, and route_roles is unique per pair.

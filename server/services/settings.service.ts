@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { CallContext } from '../contract/operations';
 import type { Settings, SettingsUpdateResult } from '../contract/dto';
-import type { SchemaNode } from '../contract/schema';
+import { integerRange, type SchemaNode } from '../contract/schema';
 import { SETTINGS } from '../contract/schemas';
 import type { Db } from '../db';
 import { validationFailed } from '../errors';
@@ -61,7 +61,7 @@ function settingProblem(key: string, rules: SchemaNode | undefined, value: unkno
   if (rules?.kind === 'enum')
     return rules.values.includes(value as string) ? null : (rules.message ?? `${key} is invalid`);
   if (rules?.kind === 'integer') {
-    const { min = 0, max = Number.MAX_SAFE_INTEGER } = rules;
+    const { min, max } = integerRange(rules);
     const valid = typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
     return valid ? null : `${key} must be an integer from ${min} to ${max}`;
   }
@@ -121,7 +121,7 @@ export function createSettingsService(deps: { db: Db; changes: ConfigChanges; au
     current: () => current,
 
     async reload() {
-      current = { ...defaultSettings(), ...validStored(await settingsRepo.getAll(deps.db.knex)) };
+      current = { ...defaultSettings(), ...validStoredSettings(await settingsRepo.getAll(deps.db.knex)) };
     },
 
     get: () => Promise.resolve({ ...current }),
@@ -155,14 +155,19 @@ export function createSettingsService(deps: { db: Db; changes: ConfigChanges; au
   return service;
 }
 
-/** Stored values that no longer pass validation (e.g. a zone removed from ICU) fall back to defaults. */
-function validStored(stored: Record<string, unknown>): Partial<Settings> {
+/**
+ * The stored settings that still pass validation. One that no longer does (say, a time zone
+ * dropped from ICU) is not in force: the gateway falls back to its default rather than refuse to
+ * start, and a backup leaves it out (it would make the file impossible to import), which restores
+ * the same effective settings.
+ */
+export function validStoredSettings(stored: Record<string, unknown>): Partial<Settings> {
   const result: Partial<Settings> = {};
   for (const [key, value] of Object.entries(stored)) {
     try {
       Object.assign(result, validateSettings({ [key]: value }));
     } catch {
-      // ignored on purpose: a bad stored value must not keep the gateway from starting
+      // left out on purpose, see above
     }
   }
   return result;

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SETTINGS, settingRange, type IntegerSettingKey } from '../../server/contract/schemas/settings.schema';
 import { json } from '../helpers/test-gateway';
 import { ADMIN_PASSWORD, goTo, screenshot, signIn, startRig, type BrowserRig } from './browser';
 
@@ -100,6 +101,24 @@ describe('web admin: dashboard, settings, roles, users, backup', { timeout: 120_
       port: 18080,
     });
     await screenshot(page, '12-settings-saved');
+  });
+
+  it('settings: every number field offers the range the settings schema states', async () => {
+    const { page } = rig;
+    await goTo(page, 'Settings');
+    await page.getByLabel('Port', { exact: true }).waitFor();
+    // Evaluated in the page (a string: the test's own lib has no DOM types).
+    const shown = await page.evaluate<[string, string, string][]>(
+      `Array.from(document.querySelectorAll('form.settings-form input[type="number"]')).map((input) => [input.id, input.min, input.max])`,
+    );
+    const integerKeys = Object.entries(SETTINGS.properties)
+      .filter(([, schema]) => schema.kind === 'integer')
+      .map(([key]) => key as IntegerSettingKey);
+    expect(shown.map(([id]) => id).sort()).toEqual(integerKeys.map((key) => `setting-${key}`).sort());
+    for (const [id, min, max] of shown) {
+      const range = settingRange(id.slice('setting-'.length) as IntegerSettingKey);
+      expect([id, Number(min), Number(max)]).toEqual([id, range.min, range.max]);
+    }
   });
 
   it('settings: the MQTT switch starts the broker at once; its ports are checked and need a restart', async () => {

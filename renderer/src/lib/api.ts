@@ -9,10 +9,9 @@
 import { ADMIN_HTTP_ROUTES, type AdminHttpRoute } from '../../../server/contract/admin-routes';
 import type { ErrorCode, ErrorData, FieldError, RoleReference } from '../../../server/contract/errors';
 import type { GatewayApi, IpcBridge, IpcResult, OperationName } from '../../../server/contract/operations';
+import { ADMIN_API_ROOT, API_ROOT } from '../../../server/contract/paths';
 import { httpRequestOf } from './http-request';
 
-export const API_ROOT = '/GWENDPOINTAPI';
-const ADMIN_API = `${API_ROOT}/_admin/api`;
 const TOKEN_KEY = 'gateway.adminToken';
 
 /** A failed call, whatever the transport: the service's code, message and field errors. */
@@ -173,7 +172,7 @@ function httpApi(): GatewayApi {
   return apiFrom(async (name, input) => {
     const request = httpRequestOf(HTTP_ROUTES[name], input);
     const token = getToken();
-    const response = await send(`${ADMIN_API}${request.url}`, {
+    const response = await send(`${ADMIN_API_ROOT}${request.url}`, {
       method: request.method,
       headers: {
         Accept: 'application/json',

@@ -7,41 +7,25 @@ import {
   EVENT_TYPES,
   PAYLOAD_TYPE_BY_EVENT_TYPE,
   REQUEST_TYPES,
-  type AuthType,
   type Endpoint,
   type EndpointInput,
   type EventType,
   type PayloadType,
-  type RequestType,
 } from '../../../server/contract/dto';
+import { routePathOf } from '../../../server/contract/paths';
+import type { ReadOf } from '../../../server/contract/schema';
+import type { ENDPOINT_INPUT, ROUTE_INPUT } from '../../../server/contract/schemas';
 
 // Plain data from the contract (no Node APIs): one list of enum values for server and screens.
 export { AUTH_TYPES, EVENT_TYPES, REQUEST_TYPES };
 
-export interface RouteDraft {
-  key: string;
-  id?: number;
-  name: string;
-  eventType: EventType;
-  requestType: RequestType;
-  authType: AuthType;
-  active: boolean;
-  async: boolean;
-  roles: string[];
-  epcisLenient: boolean;
-  /** The MQTT topic filter its messages arrive on (SPEC §15); '' here is `null` in the API. */
-  mqttTopic: string;
-  /** Ids of the destinations the route's processed events go to (SPEC §11). */
-  destinations: number[];
-}
+/**
+ * A route row of the editor: the contract's route input as the service reads it, plus the row's
+ * client key; the MQTT topic is '' where the API says `null`.
+ */
+export type RouteDraft = Omit<ReadOf<typeof ROUTE_INPUT>, 'mqttTopic'> & { key: string; mqttTopic: string };
 
-export interface EndpointDraft {
-  id?: number;
-  name: string;
-  baseRoutePath: string;
-  active: boolean;
-  routes: RouteDraft[];
-}
+export type EndpointDraft = Omit<ReadOf<typeof ENDPOINT_INPUT>, 'routes'> & { id?: number; routes: RouteDraft[] };
 
 let nextKey = 0;
 const newKey = (): string => `new${++nextKey}`;
@@ -75,17 +59,10 @@ export function toDraft(endpoint: Endpoint): EndpointDraft {
     name: endpoint.name,
     baseRoutePath: endpoint.baseRoutePath,
     active: endpoint.active,
-    routes: endpoint.routes.map((route) => ({
+    routes: endpoint.routes.map(({ payloadType: _payloadType, ...route }) => ({
+      ...route,
       key: `r${route.id}`,
-      id: route.id,
-      name: route.name,
-      eventType: route.eventType,
-      requestType: route.requestType,
-      authType: route.authType,
-      active: route.active,
-      async: route.async,
       roles: [...route.roles],
-      epcisLenient: route.epcisLenient,
       mqttTopic: route.mqttTopic ?? '',
       destinations: [...route.destinations],
     })),
@@ -130,5 +107,5 @@ export function mqttTopicOf(route: RouteDraft): string | null {
 
 /** The data-plane path of a route, as readers and phones must be configured. */
 export function routePath(baseRoutePath: string, routeName: string): string {
-  return `/GWENDPOINTAPI/${baseRoutePath || '<Base Route Path>'}/${routeName || '<Route Name>'}`;
+  return routePathOf(baseRoutePath || '<Base Route Path>', routeName || '<Route Name>');
 }

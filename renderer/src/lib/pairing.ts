@@ -1,5 +1,6 @@
 import type { TlsCertificateInfo } from '../../../server/contract/dto';
-import { api, API_ROOT, transport } from './api';
+import { API_ROOT } from '../../../server/contract/paths';
+import { api, transport } from './api';
 
 let certificate: Promise<TlsCertificateInfo | null> | null = null;
 

@@ -1,4 +1,4 @@
-import { extend, named, optional, partial, s } from '../schema';
+import { extend, integerRange, named, optional, partial, s, type TypeOf } from '../schema';
 
 const count = (min: number, max: number) => s.integer({ min, max });
 
@@ -42,6 +42,15 @@ export const SETTINGS = named(
     }),
   }),
 );
+
+type SettingValues = TypeOf<typeof SETTINGS>;
+export type IntegerSettingKey = {
+  [K in keyof SettingValues]: SettingValues[K] extends number ? K : never;
+}[keyof SettingValues];
+
+/** An integer setting's range: what `PUT /settings` enforces and the settings screen offers. */
+export const settingRange = (key: IntegerSettingKey): { min: number; max: number } =>
+  integerRange(SETTINGS.properties[key]);
 
 /** `PUT /settings`: any subset; an unknown key is refused. */
 export const SETTINGS_INPUT = partial(SETTINGS, 'SettingsInput');

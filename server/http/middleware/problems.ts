@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import type { ErrorCode } from '../../contract/errors';
+import { API_ROOT } from '../../contract/paths';
 import { AppError } from '../../errors';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import type { Logger } from '../../logger';
@@ -43,7 +44,7 @@ export const requestMembers = (requestId: string) => ({
  * client got wrong; not the gateway's own underscore paths (admin API, web admin, health,
  * metrics), whose callers are people at a screen or scrapers rather than readers.
  */
-const OWN_PATHS = '/GWENDPOINTAPI/_';
+const OWN_PATHS = `${API_ROOT}/_`;
 const isClientPath = (path: string): boolean => !path.startsWith(OWN_PATHS);
 
 /**

@@ -16,54 +16,28 @@ export function toRows(config: BackupConfig): ConfigurationRows {
   const role = (name: string) => roleId.get(nameKey(name)) ?? 0;
   const route = (name: string) => routeId.get(nameKey(name)) ?? 0;
   return {
-    roles: config.roles.map(({ id, name, description, builtIn }) => ({ id, name, description, builtIn })),
-    endpoints: config.endpoints.map(({ id, name, baseRoutePath, active }) => ({ id, name, baseRoutePath, active })),
+    roles: config.roles,
+    endpoints: config.endpoints,
     routes: config.endpoints.flatMap((endpoint) =>
       endpoint.routes.map((r, position) => ({
-        id: r.id,
+        ...r,
+        mqttTopic: r.mqttTopic ?? null,
         endpointId: endpoint.id,
         position,
-        name: r.name,
-        eventType: r.eventType,
-        requestType: r.requestType,
-        authType: r.authType,
-        active: r.active,
-        async: r.async,
-        epcisLenient: r.epcisLenient,
-        mqttTopic: r.mqttTopic ?? null,
       })),
     ),
     routeRoles: config.endpoints.flatMap((endpoint) =>
       endpoint.routes.flatMap((r) => r.roles.map((name) => ({ routeId: r.id, roleId: role(name) }))),
     ),
-    users: config.users.map((user) => ({
-      id: user.id,
-      username: user.username,
-      displayName: user.displayName,
-      passwordHash: user.passwordHash,
-      active: user.active,
-      createdAt: Date.parse(user.createdAt),
-    })),
+    users: config.users.map((user) => ({ ...user, createdAt: Date.parse(user.createdAt) })),
     userRoles: config.users.flatMap((user) => user.roles.map((name) => ({ userId: user.id, roleId: role(name) }))),
-    externalUsers: config.externalUsers.map((user) => ({
-      id: user.id,
-      firstName: user.firstName,
-      lastName: user.lastName,
-      username: user.username,
-      passwordHash: user.passwordHash,
-      active: user.active,
-      createdAt: Date.parse(user.createdAt),
-    })),
+    externalUsers: config.externalUsers.map((user) => ({ ...user, createdAt: Date.parse(user.createdAt) })),
     externalUserRoutes: config.externalUsers.flatMap((user) =>
       user.routes.map((name) => ({ externalUserId: user.id, routeId: route(name) })),
     ),
     accessTokens: config.accessTokens.map((token) => ({
-      id: token.id,
-      name: token.name,
+      ...token,
       roleId: role(token.role),
-      expiryDate: token.expiryDate,
-      description: token.description,
-      tokenHash: token.tokenHash,
       createdAt: Date.parse(token.createdAt),
     })),
   };
@@ -98,21 +72,14 @@ export async function replaceConfiguration(
 }
 
 /** A backup's destination as stored: its credential sealed with this gateway's key. */
-const toWrite = (destination: BackupDestination, box: SecretBox): DestinationWrite => ({
-  name: destination.name,
-  kind: destination.kind,
-  url: destination.url,
-  headers: destination.headers,
-  authType: destination.auth.type,
-  authUsername: destination.auth.username ?? null,
-  authSecret: destination.auth.secret === undefined ? null : box.seal(destination.auth.secret),
-  timeoutMs: destination.timeoutMs,
-  batchMaxEvents: destination.batchMaxEvents,
-  batchMaxWaitMs: destination.batchMaxWaitMs,
-  maxRetryAgeSeconds: destination.maxRetryAgeSeconds,
-  tlsVerify: destination.tlsVerify,
-  caCertificatePem: destination.caCertificatePem,
-  active: destination.active,
+const toWrite = (
+  { auth, createdAt: _createdAt, ...destination }: BackupDestination,
+  box: SecretBox,
+): DestinationWrite => ({
+  ...destination,
+  authType: auth.type,
+  authUsername: auth.username ?? null,
+  authSecret: auth.secret === undefined ? null : box.seal(auth.secret),
 });
 
 /**

@@ -1,4 +1,14 @@
-import type { AuthType, DestinationAuthType, EventType, RequestType, Settings } from '../../contract/dto';
+import type {
+  AccessToken,
+  Destination,
+  DestinationAuthType,
+  Endpoint,
+  ExternalUser,
+  Role,
+  Route,
+  Settings,
+  User,
+} from '../../contract/dto';
 import { AppError } from '../../errors';
 
 /**
@@ -12,96 +22,43 @@ export const BACKUP_FORMAT = 'gateway-backup';
 /** The version this gateway writes. Bump it, and add an upgrade step below, when the shape changes. */
 export const BACKUP_VERSION = 2;
 
-export interface BackupRole {
-  id: number;
-  name: string;
-  description: string;
-  /** Informational: on import only the role named `admin` is built in, whatever this says. */
-  builtIn: boolean;
-}
+/**
+ * The backup's shapes are the contract's, with references by name (a restore resolves them) and
+ * instants as ISO 8601 strings. `builtIn` of a role is informational: on import only the role
+ * named `admin` is built in, whatever this says.
+ */
+export type BackupRole = Role;
 
-export interface BackupRoute {
-  id: number;
-  name: string;
-  eventType: EventType;
-  requestType: RequestType;
-  authType: AuthType;
-  active: boolean;
-  async: boolean;
-  epcisLenient: boolean;
+export type BackupRoute = Omit<Route, 'payloadType' | 'mqttTopic' | 'destinations'> & {
   /** Absent in backups written before MQTT ingestion: no topic. */
   mqttTopic?: string | null;
-  /** Role names. */
-  roles: string[];
   /** Destination names (SPEC §11). */
   destinations: string[];
-}
+};
 
-export interface BackupEndpoint {
-  id: number;
-  name: string;
-  baseRoutePath: string;
-  active: boolean;
-  /** In submission order (the order the admin screens show). */
-  routes: BackupRoute[];
-}
+/** Routes in submission order (the order the admin screens show). */
+export type BackupEndpoint = Omit<Endpoint, 'routes'> & { routes: BackupRoute[] };
 
-export interface BackupUser {
-  id: number;
-  username: string;
-  displayName: string;
-  active: boolean;
-  /** Role names. */
-  roles: string[];
-  /** bcrypt hash, as stored. */
-  passwordHash: string;
-  /** ISO 8601. */
-  createdAt: string;
-}
+/** With its bcrypt hash as stored, and role names. */
+export type BackupUser = User & { passwordHash: string };
 
-export interface BackupExternalUser {
-  id: number;
-  firstName: string;
-  lastName: string;
-  username: string;
-  active: boolean;
-  /** Route names (each a `basic` route). */
-  routes: string[];
-  passwordHash: string;
-  createdAt: string;
-}
+/** With its bcrypt hash as stored, and route names (each a `basic` route). */
+export type BackupExternalUser = ExternalUser & { passwordHash: string; createdAt: string };
 
-export interface BackupAccessToken {
-  id: number;
-  name: string;
-  /** Role name. */
-  role: string;
-  expiryDate: string;
-  description: string;
-  /** SHA-256 hex of the token value, as stored; the value itself is never known. */
+/** With the SHA-256 hex of its value as stored (the value itself is never known) and its role's name. */
+export type BackupAccessToken = Omit<AccessToken, 'createdDate' | 'expiryInDays' | 'status'> & {
   tokenHash: string;
   createdAt: string;
-}
+};
 
 /**
  * A destination, its credential included: the gateway must be able to send it again after a
  * restore, and the whole file is encrypted (SPEC §11: secrets are encrypted inside backups).
  */
-export interface BackupDestination {
-  name: string;
-  kind: 'http';
-  url: string;
-  headers: Record<string, string>;
+export type BackupDestination = Omit<Destination, 'id' | 'auth' | 'createdDate' | 'status' | 'routes'> & {
   auth: { type: DestinationAuthType; username?: string; secret?: string };
-  timeoutMs: number;
-  batchMaxEvents: number;
-  batchMaxWaitMs: number;
-  maxRetryAgeSeconds: number;
-  tlsVerify: boolean;
-  caCertificatePem: string | null;
-  active: boolean;
   createdAt: string;
-}
+};
 
 export interface BackupConfig {
   destinations: BackupDestination[];

@@ -1,4 +1,3 @@
-import type { Settings } from '../../contract/dto';
 import { accessTokensRepo } from '../../repositories/access-tokens.repo';
 import { backupRepo } from '../../repositories/backup.repo';
 import type { Queryable } from '../../repositories/db-types';
@@ -10,7 +9,7 @@ import { settingsRepo } from '../../repositories/settings.repo';
 import { usersRepo } from '../../repositories/users.repo';
 import type { SealedSecret } from '../../secret-box';
 import { iso } from '../../time';
-import { validateSettings } from '../settings.service';
+import { validStoredSettings } from '../settings.service';
 import type { BackupConfig } from './format';
 
 /**
@@ -32,95 +31,35 @@ export async function readConfiguration(
   const destinations = await destinationsRepo.list(db);
   const destinationName = new Map(destinations.map((destination) => [destination.id, destination.name]));
   return {
-    destinations: destinations.map((destination) => ({
-      name: destination.name,
-      kind: destination.kind,
-      url: destination.url,
-      headers: destination.headers,
-      auth: {
-        type: destination.authType,
-        ...(destination.authUsername === null ? {} : { username: destination.authUsername }),
-        ...(destination.authSecret === null ? {} : { secret: openSecret(destination.authSecret) }),
-      },
-      timeoutMs: destination.timeoutMs,
-      batchMaxEvents: destination.batchMaxEvents,
-      batchMaxWaitMs: destination.batchMaxWaitMs,
-      maxRetryAgeSeconds: destination.maxRetryAgeSeconds,
-      tlsVerify: destination.tlsVerify,
-      caCertificatePem: destination.caCertificatePem,
-      active: destination.active,
-      createdAt: iso(destination.createdAt),
-    })),
-    roles: roles.map((role) => ({
-      id: role.id,
-      name: role.name,
-      description: role.description,
-      builtIn: role.builtIn,
-    })),
+    destinations: destinations.map(
+      ({ id: _id, authType, authUsername, authSecret, createdAt, name, kind, url, headers, ...delivery }) => ({
+        name,
+        kind,
+        url,
+        headers,
+        auth: {
+          type: authType,
+          ...(authUsername === null ? {} : { username: authUsername }),
+          ...(authSecret === null ? {} : { secret: openSecret(authSecret) }),
+        },
+        ...delivery,
+        createdAt: iso(createdAt),
+      }),
+    ),
+    roles,
     endpoints: endpoints.map((endpoint) => ({
-      id: endpoint.id,
-      name: endpoint.name,
-      baseRoutePath: endpoint.baseRoutePath,
-      active: endpoint.active,
-      routes: endpoint.routes.map((route) => ({
-        id: route.id,
-        name: route.name,
-        eventType: route.eventType,
-        requestType: route.requestType,
-        authType: route.authType,
-        active: route.active,
-        async: route.async,
-        epcisLenient: route.epcisLenient,
-        mqttTopic: route.mqttTopic,
-        roles: route.roles,
-        destinations: route.destinations.flatMap((id) => destinationName.get(id) ?? []),
+      ...endpoint,
+      routes: endpoint.routes.map(({ endpointId: _endpointId, destinations: ids, ...route }) => ({
+        ...route,
+        destinations: ids.flatMap((id) => destinationName.get(id) ?? []),
       })),
     })),
-    users: users.map((user) => ({
-      id: user.id,
-      username: user.username,
-      displayName: user.displayName,
-      active: user.active,
-      roles: user.roles,
-      passwordHash: user.passwordHash,
-      createdAt: iso(user.createdAt),
-    })),
-    externalUsers: externalUsers.map((user) => ({
-      id: user.id,
-      firstName: user.firstName,
-      lastName: user.lastName,
-      username: user.username,
-      active: user.active,
-      routes: user.routes,
-      passwordHash: user.passwordHash,
+    users: users.map((user) => ({ ...user, createdAt: iso(user.createdAt) })),
+    externalUsers: externalUsers.map(({ routeIds: _routeIds, ...user }) => ({
+      ...user,
       createdAt: iso(externalCreatedAt.get(user.id) ?? 0),
     })),
-    accessTokens: accessTokens.map((token) => ({
-      id: token.id,
-      name: token.name,
-      role: token.role,
-      expiryDate: token.expiryDate,
-      description: token.description,
-      tokenHash: token.tokenHash,
-      createdAt: iso(token.createdAt),
-    })),
+    accessTokens: accessTokens.map(({ roleId: _roleId, ...token }) => ({ ...token, createdAt: iso(token.createdAt) })),
     settings,
   };
-}
-
-/**
- * A stored value that no longer validates (say, a time zone dropped from ICU) is not in force
- * (the settings service falls back to the default), and would make the backup impossible to
- * import; it is left out, which restores the same effective settings.
- */
-function validStoredSettings(stored: Record<string, unknown>): Partial<Settings> {
-  const result: Partial<Settings> = {};
-  for (const [key, value] of Object.entries(stored)) {
-    try {
-      Object.assign(result, validateSettings({ [key]: value }));
-    } catch {
-      // left out on purpose, see above
-    }
-  }
-  return result;
 }
