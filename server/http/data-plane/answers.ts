@@ -1,4 +1,5 @@
 import { AppError } from '../../errors';
+import { routePathOf } from '../../contract/paths';
 import { requestMembers } from '../middleware/problems';
 import type { IntakeOutcome, StoredOutcome } from '../../intake/outcome';
 import type { LiveRoute } from '../../intake/route-table';
@@ -11,7 +12,7 @@ export interface Answer {
 }
 
 export const receiptPath = (base: string, route: string, id: string): string =>
-  `/GWENDPOINTAPI/${base}/${route}/receipts/${id}`;
+  `${routePathOf(base, route)}/receipts/${id}`;
 
 /**
  * The intake's outcome in HTTP's terms (SPEC §4): 200 processed, 202 queued with its receipt,

@@ -1,4 +1,5 @@
 import type { Context, Middleware } from 'koa';
+import { API_ROOT } from '../../contract/paths';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 import { AppError } from '../../errors';
 import { SerializedPage } from '../../events/processor';
@@ -24,7 +25,7 @@ export type { DataPlaneDeps };
 
 const notFound = (): AppError => new AppError('route_not_found', 'No active route is configured at this address');
 
-const PREFIX = '/GWENDPOINTAPI/';
+const PREFIX = `${API_ROOT}/`;
 
 /** A data route's path: the route, and a receipt or an EPCIS repository path below it (SPEC §4). */
 interface DataPath {

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Principal } from '../../auth/credentials';
+import { routePathOf } from '../../contract/paths';
 import type { Db } from '../../db';
 import { AppError } from '../../errors';
 import type { CaptureBehaviour } from '../../events/processor';
@@ -15,7 +16,7 @@ import { closeIfBodyPending, isJsonContentType, readBody } from './request-body'
 
 /** `R/capture/<captureID>`: the path alone, as `Location` carries it. */
 export const capturePath = (live: LiveRoute, id: string): string =>
-  `/GWENDPOINTAPI/${live.endpoint.baseRoutePath}/${live.route.name}/capture/${id}`;
+  `${routePathOf(live.endpoint.baseRoutePath, live.route.name)}/capture/${id}`;
 
 /** `GS1-Capture-Error-Behaviour`: `rollback` (default) or `proceed`. */
 function behaviourOf(ctx: Context): CaptureBehaviour {
