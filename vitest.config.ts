@@ -22,6 +22,7 @@ const BOTH_DATABASES = [
   'test/integration/readers.test.ts',
   'test/integration/epcis-repository-upkeep.test.ts',
   'test/integration/epcis-query-plan.test.ts',
+  'test/integration/disk-per-read-migration.test.ts',
 ];
 
 export default defineConfig({
