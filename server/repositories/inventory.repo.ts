@@ -92,7 +92,7 @@ export interface InventoryFilter {
  * (docs/decisions/0383-inventory-indexes-that-pay.md).
  */
 const URI_HASH_INDEX = 'tag_inventory_uri_hash_idx';
-const uriHash = (uri: string): number => fnv31(uri);
+const uriHash = (uri: string): number => fnv30(uri);
 
 /** The page's rows, filtered and in `PAGE_ORDER`, before the SELECT list. */
 function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
@@ -147,7 +147,7 @@ interface StoredCounted {
   counted_others: string | null;
 }
 
-/** `row`'s dedup columns from the reference times of its EPC (`times`: dedup key → time). */
+/** `row`'s dedup columns from the reference times of its EPC (`times`: reader, antenna, time). */
 function storedCounted(row: InventoryRow, times: readonly [readerId: string, antenna: number | null, at: number][]) {
   const stored: StoredCounted = { counted_at: null, counted_others: null };
   const others: [string, number | null, number][] = [];
@@ -176,7 +176,7 @@ function addCounted(
 }
 
 /** FNV-1a over UTF-16 code units, 30 bits: a stable bucket for an advisory lock key or a URI. */
-function fnv31(text: string): number {
+function fnv30(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return (hash >>> 1) & 0x3fff_ffff;
@@ -235,7 +235,7 @@ export const inventoryRepo = {
    */
   async lockEpcs(tx: WriteBatch, endpointId: number, epcs: string[]): Promise<void> {
     if (tx.dialect !== 'postgres' || epcs.length === 0) return;
-    const buckets = [...new Set(epcs.map((epc) => fnv31(`${endpointId}:${epc}`)))].sort((a, b) => a - b);
+    const buckets = [...new Set(epcs.map((epc) => fnv30(`${endpointId}:${epc}`)))].sort((a, b) => a - b);
     await tx.read(
       tx.sql.raw('select count(pg_advisory_xact_lock(?, bucket)) from unnest(?::int[]) as bucket', [
         INVENTORY_LOCK_SPACE,
