@@ -14,7 +14,7 @@ import {
   type InventoryRow,
 } from '../../server/repositories/inventory.repo';
 import { iso } from '../../server/time';
-import { firstStatementPlan } from '../helpers/query-plan';
+import { firstStatementPlan, firstStatementPlanPostgres } from '../helpers/query-plan';
 import { testDatabase } from '../helpers/test-gateway';
 
 let dir: string;
@@ -196,6 +196,21 @@ describe('inventoryRepo.page', () => {
     expect(await page({ endpointId: 99 })).toEqual([]);
     expect(await page({ epcUri: entry(7).epcUri })).toEqual(all.filter((row) => row.epcUri === entry(7).epcUri));
   });
+
+  it.runIf(process.env.GATEWAY_TEST_DATABASE === 'postgres')(
+    'finds an EPC URI through its hash index on PostgreSQL, and a page from the page index',
+    async () => {
+      await db.knex.raw('ANALYZE tag_inventory');
+      const uri = await firstStatementPlanPostgres(db.knex, () =>
+        inventoryRepo.page(db.knex, { endpointId: 3, limit: 500, epcUri: entry(7).epcUri }),
+      );
+      expect(uri).toContain('tag_inventory_uri_hash_idx');
+      const page = await firstStatementPlanPostgres(db.knex, () =>
+        inventoryRepo.page(db.knex, { endpointId: 3, limit: 17 }),
+      );
+      expect(page).toContain('Index Scan Backward using tag_inventory_page_idx');
+    },
+  );
 
   it.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')(
     'reads a page, and the page after a cursor, from the page index in page order on SQLite',
