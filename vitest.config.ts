@@ -24,6 +24,7 @@ const BOTH_DATABASES = [
   'test/integration/epcis-query-plan.test.ts',
   'test/integration/destination-actions.test.ts',
   'test/integration/inventory-admin.test.ts',
+  'test/integration/disk-per-read-migration.test.ts',
 ];
 
 export default defineConfig({

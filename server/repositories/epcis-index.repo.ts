@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { WriteBatch, WriteQuery } from '../db/write-batch';
 import { dialectOf, num, type Queryable } from './db-types';
+import { receivedPayload, withReceivedPayload } from './event-payload';
 
 /** The role an EPC plays in a stored EPCIS event (SPEC §17: MATCH_epc vs MATCH_anyEPC). */
 export type EpcRole =
@@ -188,7 +189,7 @@ export const epcisIndexRepo = {
     const unindexed = (column: string) => (sqlite ? `+${column}` : column);
     const query = db('epcis_events as x')
       .join('events as e', 'e.id', 'x.event_id')
-      .select('x.seq', 'x.event_time', 'x.record_time', 'e.payload')
+      .select('x.seq', 'x.event_time', 'x.record_time', 'e.payload', 'e.payload_bytes')
       .orderBy([
         { column: time, order: q.direction },
         { column: 'x.seq', order: q.direction },
@@ -219,12 +220,18 @@ export const epcisIndexRepo = {
       const op = q.direction === 'asc' ? '>' : '<';
       void query.whereRaw(`(${time}, x.seq) ${op} (?, ?)`, [q.after.time, q.after.seq]);
     }
-    const rows = (await query) as { seq: unknown; event_time: unknown; record_time: unknown; payload: string }[];
+    const rows = (await query) as {
+      seq: unknown;
+      event_time: unknown;
+      record_time: unknown;
+      payload: string;
+      payload_bytes: unknown;
+    }[];
     return rows.map((row) => ({
       seq: num(row.seq),
       eventTime: num(row.event_time),
       recordTime: num(row.record_time),
-      payload: row.payload,
+      payload: receivedPayload(row.payload, row.payload_bytes),
     }));
   },
 
@@ -239,8 +246,8 @@ export const epcisIndexRepo = {
    * id order that have no index row: events stored before the index existed. Walks
    * `events_page_idx`; each one's record time is when its submission was processed.
    */
-  unindexed(writes: WriteBatch, endpointId: number, afterId: string, limit: number) {
-    return writes.read<UnindexedRow>(
+  async unindexed(writes: WriteBatch, endpointId: number, afterId: string, limit: number): Promise<UnindexedRow[]> {
+    const rows = await writes.read<UnindexedRow & { payload_bytes: unknown }>(
       writes
         .sql('events as e')
         .leftJoin('events as p', 'p.id', 'e.parent_id')
@@ -253,11 +260,13 @@ export const epcisIndexRepo = {
           'e.id',
           'e.parent_id',
           'e.payload',
+          'e.payload_bytes',
           writes.sql.raw('coalesce(p.processed_at, e.processed_at, e.received_at) as record_time'),
         )
         .orderBy('e.id')
         .limit(limit),
     );
+    return rows.map(withReceivedPayload);
   },
 
   /** Retention: the statements that delete the index rows of these events. */

@@ -6,6 +6,7 @@ import { jsonRowsSql, type JsonRowsShape } from '../db/sqlite-json-rows';
 import { eventIdFloor } from '../ids';
 import type { CaptureBehaviour } from '../contract/enums';
 import { epcisIndexRepo } from './epcis-index.repo';
+import { RECEIVED_BYTES_SQL, receivedPayload, withReceivedPayload, withStoredPayload } from './event-payload';
 
 /** How far an id's time may trail its event's `received_at` (events stored before they shared one instant). */
 const ID_TIME_SLACK_MS = 1_000;
@@ -55,10 +56,13 @@ const RECEIPT_COLUMNS = [
 
 export type EventReceiptRow = Pick<EventRow, (typeof RECEIPT_COLUMNS)[number]>;
 
-/** Undo dialect differences (bigint strings from PostgreSQL). */
-export function normalizeEventRow(row: EventRow): EventRow {
+/**
+ * Undo dialect differences (bigint strings from PostgreSQL), and the payload's stored form
+ * (`event-payload.ts`): the payload comes back as received.
+ */
+export function normalizeEventRow(row: EventRow & { payload_bytes?: unknown }): EventRow {
   return {
-    ...row,
+    ...withReceivedPayload(row),
     route_id: numOrNull(row.route_id),
     endpoint_id: num(row.endpoint_id),
     received_at: num(row.received_at),
@@ -110,8 +114,9 @@ const QUEUED_SHAPE = {
     'topic',
     'capture',
     'reader_id',
+    'payload_bytes',
   ],
-} as const satisfies JsonRowsShape<keyof EventRow>;
+} as const satisfies JsonRowsShape<keyof EventRow | 'payload_bytes'>;
 
 /**
  * A claimed event from its JSON array (`QUEUED_SHAPE` order), as one object literal: building it
@@ -132,7 +137,8 @@ const queuedRow = (v: unknown[]): EventRow => ({
   principal: v[8] as string,
   source_ip: v[9] as string,
   request_id: v[10] as string,
-  payload: v[11] as string,
+  // NULL: left out of the JSON for its size, and read on its own (`dueQueued`).
+  payload: v[11] === null ? (v[11] as unknown as string) : receivedPayload(v[11] as string, v[18]),
   data: null,
   result: null,
   errors: null,
@@ -187,7 +193,7 @@ const withinBudget = (maxBytes: number): string =>
  * main thread to parse. Such a payload is read as a plain column instead.
  */
 const JSON_CLAIM_MAX_PAYLOAD = 1024 * 1024;
-const PAYLOAD_SQL = 'SELECT payload FROM events WHERE id = ?';
+const PAYLOAD_SQL = 'SELECT payload, payload_bytes FROM events WHERE id = ?';
 
 /**
  * `dueQueued`'s statement; bindings: now, now. The bounds are written into the text (one statement
@@ -197,7 +203,7 @@ const PAYLOAD_SQL = 'SELECT payload FROM events WHERE id = ?';
 const dueQueuedSql = (claim: Claim): string => {
   checkedClaim(claim);
   const due =
-    `SELECT id, octet_length(payload) AS bytes FROM events WHERE status = 'queued' AND next_attempt_at <= ?` +
+    `SELECT id, ${RECEIVED_BYTES_SQL} AS bytes FROM events WHERE status = 'queued' AND next_attempt_at <= ?` +
     ` AND (lease_until IS NULL OR lease_until < ?) ORDER BY id LIMIT ${String(claim.limit)}`;
   // A large payload is left out of the JSON (NULL: a payload is never NULL) and read on its own.
   const columns = QUEUED_SHAPE.columns.map((column) =>
@@ -284,9 +290,11 @@ export const eventsRepo = {
         // Left out of the JSON for its size: read on its own, on the same connection (an event
         // gone meanwhile stays out of the batch).
         if ((row.payload as string | null) === null) {
-          const [stored] = await allPrepared<{ payload: string }>(connection, PAYLOAD_SQL, [row.id]);
+          const [stored] = await allPrepared<{ payload: string; payload_bytes: unknown }>(connection, PAYLOAD_SQL, [
+            row.id,
+          ]);
           if (!stored) continue;
-          row.payload = stored.payload;
+          row.payload = receivedPayload(stored.payload, stored.payload_bytes);
         }
         rows.push(row);
       }
@@ -398,12 +406,12 @@ export const eventWrites = {
   setOutcomes,
   /** One multi-row INSERT per chunk: a group commit of N requests costs one statement and one flush. */
   insertMany(writes: WriteBatch, rows: EventInsert[]): void {
-    writes.insertRows('events', rows);
+    writes.insertRows('events', rows.map(withStoredPayload));
   },
 
   /** An event row as rows to insert, for a write gathered with others (`GroupCommit.acknowledge`). */
   rowInsert(row: EventInsert): RowInsert {
-    return { table: 'events', rows: [row] };
+    return { table: 'events', rows: [withStoredPayload(row)] };
   },
 
   async setOutcome(db: Queryable, id: string, outcome: EventOutcome): Promise<void> {
@@ -429,7 +437,7 @@ export const eventWrites = {
     claim: Claim & { owner: string; leaseMs: number; skipLocked: boolean },
   ): Promise<ClaimedBatch> {
     checkedClaim(claim);
-    const due = dueEvents(db, claim).select('id', db.raw('octet_length(payload) as bytes'));
+    const due = dueEvents(db, claim).select('id', db.raw(`${RECEIVED_BYTES_SQL} as bytes`));
     if (claim.skipLocked) void due.forUpdate().skipLocked();
     const rows = await db('events')
       .with('due', due)

@@ -61,10 +61,15 @@ const INVENTORY_COLUMNS = INVENTORY_KEYS.map((key) => INVENTORY_COLUMN[key]);
 
 const IN_CHUNK = 500;
 
-/** The snapshot's order; `tag_inventory_page_idx` has exactly this order, so a page needs no sort. */
+/**
+ * The snapshot's order, newest sighting first, ties by EPC descending: `tag_inventory_page_idx`
+ * (endpoint_id, last_seen, epc) read backwards, so a page needs no sort, and every new sighting
+ * goes to the end of the index, which keeps its pages full
+ * (docs/decisions/0383-inventory-indexes-that-pay.md).
+ */
 const PAGE_ORDER = [
   { column: 'last_seen', order: 'desc' },
-  { column: 'epc', order: 'asc' },
+  { column: 'epc', order: 'desc' },
 ] as const;
 
 export interface InventoryFilter {
@@ -81,15 +86,23 @@ export interface InventoryFilter {
   limit: number;
 }
 
+/**
+ * URIs are looked up by a 30-bit hash of their text (`epc_uri_hash`), then compared whole: an
+ * index of the URIs themselves took a third of the inventory's bytes
+ * (docs/decisions/0383-inventory-indexes-that-pay.md).
+ */
+const URI_HASH_INDEX = 'tag_inventory_uri_hash_idx';
+const uriHash = (uri: string): number => fnv30(uri);
+
 /** The page's rows, filtered and in `PAGE_ORDER`, before the SELECT list. */
 function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
   // An EPC URI names one tag (or a few: the URI leaves out the filter value). Without statistics
   // SQLite prefers the page index, which gives the order for free, and scans the endpoint's whole
   // inventory for the URI, slower the larger it grows (figures: docs/performance.md, P26;
-  // record docs/decisions/0037-epc-uri-filter-names-its-index.md); the URI's own index finds the rows at once.
+  // record docs/decisions/0037-epc-uri-filter-names-its-index.md); the URI's hash index finds the rows at once.
   const table =
     filter.epcUri !== undefined && dialectOf(db) === 'sqlite'
-      ? db.raw('?? INDEXED BY ??', ['tag_inventory', 'tag_inventory_endpoint_id_epc_uri_index'])
+      ? db.raw('?? INDEXED BY ??', ['tag_inventory', URI_HASH_INDEX])
       : 'tag_inventory';
   const query = db
     .from(table)
@@ -97,7 +110,8 @@ function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
     .orderBy([...PAGE_ORDER])
     .limit(filter.limit);
   if (filter.epc !== undefined) void query.where('epc', filter.epc);
-  if (filter.epcUri !== undefined) void query.where('epc_uri', filter.epcUri);
+  if (filter.epcUri !== undefined)
+    void query.where('epc_uri_hash', uriHash(filter.epcUri)).where('epc_uri', filter.epcUri);
   if (filter.readerId !== undefined) void query.where('reader_id', filter.readerId);
   if (filter.antenna !== undefined) void query.where('antenna', filter.antenna);
   if (filter.from !== undefined) void query.where('last_seen', '>=', filter.from);
@@ -107,30 +121,80 @@ function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
     // `last_seen <= L` says nothing the OR does not, but it is a range the page index can seek
     // to; with the OR alone the database would scan from the newest row for every later page.
     void query.where('last_seen', '<=', after.lastSeen).where((q) => {
-      void q.where('last_seen', '<', after.lastSeen).orWhere('epc', '>', after.epc);
+      void q.where('last_seen', '<', after.lastSeen).orWhere('epc', '<', after.epc);
     });
   }
   return query;
 }
 
-/** FNV-1a: a stable 31-bit bucket for an advisory lock key. */
-function lockBucket(text: string): number {
+/**
+ * The dedup key of a reader antenna seeing an EPC. JSON keeps it unambiguous whatever the
+ * reader id contains (a separator character could otherwise collide), and a null antenna stays
+ * distinct from antenna 0.
+ */
+export function dedupKey(epc: string, readerId: string, antenna: number | null): string {
+  return JSON.stringify([epc, readerId, antenna]);
+}
+
+/**
+ * An EPC's dedup reference times live in its inventory row (they repeat its key otherwise):
+ * `counted_at` for the row's own reader antenna (`reader_id`, `antenna`: where most reads of a
+ * tag come from), `counted_others` for any other as JSON `[[readerId, antenna, time], …]`; NULL
+ * when there is none. See docs/decisions/0382-dedup-state-in-the-inventory-row.md.
+ */
+interface StoredCounted {
+  counted_at: number | null;
+  counted_others: string | null;
+}
+
+/** `row`'s dedup columns from the reference times of its EPC (`times`: reader, antenna, time). */
+function storedCounted(row: InventoryRow, times: readonly [readerId: string, antenna: number | null, at: number][]) {
+  const stored: StoredCounted = { counted_at: null, counted_others: null };
+  const others: [string, number | null, number][] = [];
+  for (const entry of times) {
+    if (entry[0] === row.readerId && entry[1] === row.antenna) stored.counted_at = entry[2];
+    else others.push(entry);
+  }
+  if (others.length > 0) stored.counted_others = JSON.stringify(others);
+  return stored;
+}
+
+/** Adds a stored row's dedup reference times to `into` (dedup key → time). */
+function addCounted(
+  into: Map<string, number>,
+  epc: string,
+  readerId: string,
+  antenna: unknown,
+  countedAt: unknown,
+  others: unknown,
+): void {
+  if (countedAt !== null && countedAt !== undefined)
+    into.set(dedupKey(epc, readerId, numOrNull(antenna)), num(countedAt));
+  if (typeof others !== 'string') return;
+  for (const [reader, ant, at] of JSON.parse(others) as [string, number | null, number][])
+    into.set(dedupKey(epc, reader, ant), at);
+}
+
+/** FNV-1a over UTF-16 code units, 30 bits: a stable bucket for an advisory lock key or a URI. */
+function fnv30(text: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return (hash >>> 1) & 0x3fff_ffff;
 }
 
-/** A row of `loadState`'s union: an inventory row (dedup columns NULL) or a dedup row (the others NULL). */
-type StateRow = StoredInventoryRow & { dedup_key: string | null; last_counted: unknown };
+/** A row of `loadState`: an inventory row with its dedup reference times. */
+type StateRow = StoredInventoryRow & { counted_at: unknown; counted_others: string | null };
+
+const STATE_COLUMNS = [...INVENTORY_COLUMNS, 'counted_at', 'counted_others'] as const;
 
 /** `loadState`'s rows on SQLite, handed over as one JSON text (see `jsonRowsSql`). */
 const STATE_SHAPE = {
-  columns: [...INVENTORY_COLUMNS, 'dedup_key', 'last_counted'],
+  columns: STATE_COLUMNS,
   real: ['rssi'],
 } as const satisfies JsonRowsShape<keyof StateRow>;
 
-/** Where a `STATE_SHAPE` array holds the dedup key (the last counted time follows it). */
-const STATE_DEDUP_KEY = INVENTORY_COLUMNS.length;
+/** Where a `STATE_SHAPE` array holds `counted_at` (`counted_others` follows it). */
+const STATE_COUNTED = INVENTORY_COLUMNS.length;
 
 /**
  * An inventory row from a `STATE_SHAPE` array (`INVENTORY_COLUMN` order), as one object literal:
@@ -149,12 +213,10 @@ const stateInventoryRow = (v: unknown[]): InventoryRow => ({
   readCount: num(v[8]),
 });
 
-/** `loadState` on SQLite; bindings: endpoint id, EPCs as a JSON array, endpoint id, dedup keys as a JSON array. */
+/** `loadState` on SQLite; bindings: endpoint id, EPCs as a JSON array. */
 const SQLITE_STATE_SQL = jsonRowsSql(
-  `SELECT ${INVENTORY_COLUMNS.join(', ')}, NULL AS dedup_key, NULL AS last_counted FROM tag_inventory` +
-    ` WHERE endpoint_id = ? AND epc IN (SELECT value FROM json_each(?))` +
-    ` UNION ALL SELECT ${INVENTORY_COLUMNS.map((column) => `NULL AS ${column}`).join(', ')}, dedup_key, last_counted` +
-    ` FROM tag_dedup WHERE endpoint_id = ? AND dedup_key IN (SELECT value FROM json_each(?))`,
+  `SELECT ${STATE_COLUMNS.join(', ')} FROM tag_inventory` +
+    ` WHERE endpoint_id = ? AND epc IN (SELECT value FROM json_each(?))`,
   STATE_SHAPE,
 );
 
@@ -173,7 +235,7 @@ export const inventoryRepo = {
    */
   async lockEpcs(tx: WriteBatch, endpointId: number, epcs: string[]): Promise<void> {
     if (tx.dialect !== 'postgres' || epcs.length === 0) return;
-    const buckets = [...new Set(epcs.map((epc) => lockBucket(`${endpointId}:${epc}`)))].sort((a, b) => a - b);
+    const buckets = [...new Set(epcs.map((epc) => fnv30(`${endpointId}:${epc}`)))].sort((a, b) => a - b);
     await tx.read(
       tx.sql.raw('select count(pg_advisory_xact_lock(?, bucket)) from unnest(?::int[]) as bucket', [
         INVENTORY_LOCK_SPACE,
@@ -183,63 +245,62 @@ export const inventoryRepo = {
   },
 
   /**
-   * The inventory rows of these EPCs and the dedup reference times of these keys, as a UNION of
-   * both lookups: the sync path reads this in every flush, and every statement is trips to the
-   * driver it waits for. On SQLite the lists go in as JSON (`json_each`), so the statement text
-   * never changes and a script transaction reuses it prepared; on PostgreSQL up to IN_CHUNK of
-   * each list per statement.
+   * The inventory rows of these EPCs and the dedup reference times of every reader antenna that
+   * counted them (keyed by `dedupKey`): one lookup, which the sync path makes in every flush. On
+   * SQLite the list goes in as JSON (`json_each`), so the statement text never changes and a
+   * script transaction reuses it prepared; on PostgreSQL up to IN_CHUNK EPCs per statement.
    */
   async loadState(
     tx: WriteBatch,
     endpointId: number,
     epcs: string[],
-    keys: string[],
   ): Promise<{ inventory: InventoryRow[]; lastCounted: Map<string, number> }> {
     const inventory: InventoryRow[] = [];
     const lastCounted = new Map<string, number>();
-    const take = (rows: StateRow[]) => {
-      for (const row of rows) {
-        if (row.dedup_key !== null) lastCounted.set(row.dedup_key, num(row.last_counted));
-        else inventory.push(toInventory(row));
-      }
-    };
-    if (epcs.length === 0 && keys.length === 0) return { inventory, lastCounted };
+    if (epcs.length === 0) return { inventory, lastCounted };
     if (tx.dialect === 'sqlite') {
-      const [result] = await tx.readSql<{ rows: string }>(SQLITE_STATE_SQL, [
-        endpointId,
-        JSON.stringify(epcs),
-        endpointId,
-        JSON.stringify(keys),
-      ]);
+      const [result] = await tx.readSql<{ rows: string }>(SQLITE_STATE_SQL, [endpointId, JSON.stringify(epcs)]);
       for (const values of JSON.parse(result?.rows ?? '[]') as unknown[][]) {
-        const key = values[STATE_DEDUP_KEY];
-        if (typeof key === 'string') lastCounted.set(key, num(values[STATE_DEDUP_KEY + 1]));
-        else inventory.push(stateInventoryRow(values));
+        const row = stateInventoryRow(values);
+        inventory.push(row);
+        addCounted(lastCounted, row.epc, row.readerId, row.antenna, values[STATE_COUNTED], values[STATE_COUNTED + 1]);
       }
       return { inventory, lastCounted };
     }
-    const none = (column: string) => tx.sql.raw(`NULL AS ??`, [column]);
-    for (let start = 0; start < Math.max(epcs.length, keys.length); start += IN_CHUNK) {
-      const inventoryRows = tx
-        .sql('tag_inventory')
-        .where('endpoint_id', endpointId)
-        .whereIn('epc', epcs.slice(start, start + IN_CHUNK))
-        .select(...INVENTORY_COLUMNS, none('dedup_key'), none('last_counted'));
-      const dedupRows = tx
-        .sql('tag_dedup')
-        .where('endpoint_id', endpointId)
-        .whereIn('dedup_key', keys.slice(start, start + IN_CHUNK))
-        .select(...INVENTORY_COLUMNS.map(none), 'dedup_key', 'last_counted');
-      take(await tx.read<StateRow>(inventoryRows.unionAll(dedupRows)));
+    for (let start = 0; start < epcs.length; start += IN_CHUNK) {
+      const rows = await tx.read<StateRow>(
+        tx
+          .sql('tag_inventory')
+          .where('endpoint_id', endpointId)
+          .whereIn('epc', epcs.slice(start, start + IN_CHUNK))
+          .select(...STATE_COLUMNS),
+      );
+      for (const row of rows) {
+        inventory.push(toInventory(row));
+        addCounted(lastCounted, row.epc, row.reader_id, row.antenna, row.counted_at, row.counted_others);
+      }
     }
     return { inventory, lastCounted };
   },
 
-  upsert(writes: WriteBatch, endpointId: number, rows: InventoryRow[]): void {
+  /**
+   * Writes these inventory rows with their EPCs' dedup reference times from `lastCounted`
+   * (dedup key → time, as `loadState` gives it and dedup changes it). A reference time changes
+   * only with a counted read, which changes its EPC's row too, so the changed rows carry every
+   * changed time.
+   */
+  upsert(writes: WriteBatch, endpointId: number, rows: InventoryRow[], lastCounted: ReadonlyMap<string, number>): void {
+    const times = new Map<string, [string, number | null, number][]>();
+    for (const row of rows) times.set(row.epc, []);
+    for (const [key, at] of lastCounted) {
+      const [epc, readerId, antenna] = JSON.parse(key) as [string, string, number | null];
+      times.get(epc)?.push([readerId, antenna, at]);
+    }
     const batch = rows.map((row) => ({
       endpoint_id: endpointId,
       epc: row.epc,
       epc_uri: row.epcUri,
+      epc_uri_hash: uriHash(row.epcUri),
       tid: row.tid,
       reader_id: row.readerId,
       antenna: row.antenna,
@@ -247,13 +308,9 @@ export const inventoryRepo = {
       first_seen: row.firstSeen,
       last_seen: row.lastSeen,
       read_count: row.readCount,
-    })) satisfies ({ endpoint_id: number } & Record<InventoryColumn, unknown>)[];
+      ...storedCounted(row, times.get(row.epc) ?? []),
+    })) satisfies ({ endpoint_id: number; epc_uri_hash: number } & Record<InventoryColumn, unknown> & StoredCounted)[];
     writes.insertRows('tag_inventory', batch, { columns: ['endpoint_id', 'epc'], then: 'merge' });
-  },
-
-  upsertDedup(writes: WriteBatch, endpointId: number, entries: [string, number][]): void {
-    const batch = entries.map(([key, at]) => ({ endpoint_id: endpointId, dedup_key: key, last_counted: at }));
-    writes.insertRows('tag_dedup', batch, { columns: ['endpoint_id', 'dedup_key'], then: 'merge' });
   },
 
   /**

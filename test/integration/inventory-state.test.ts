@@ -7,13 +7,20 @@ import { inScriptTransaction } from '../../server/db/sqlite-transaction';
 import { WriteBatch } from '../../server/db/write-batch';
 import { SerializedPage, type SnapshotQuery } from '../../server/events/processor';
 import { PROCESSORS } from '../../server/events/registry';
-import { inventoryRepo, type InventoryFilter, type InventoryRow } from '../../server/repositories/inventory.repo';
+import {
+  dedupKey,
+  inventoryRepo,
+  type InventoryFilter,
+  type InventoryRow,
+} from '../../server/repositories/inventory.repo';
 import { iso } from '../../server/time';
-import { firstStatementPlan } from '../helpers/query-plan';
+import { firstStatementPlan, firstStatementPlanPostgres } from '../helpers/query-plan';
 import { testDatabase } from '../helpers/test-gateway';
 
 let dir: string;
 let db: Db;
+
+const keyOf = (row: InventoryRow) => dedupKey(row.epc, row.readerId, row.antenna);
 
 const entry = (n: number, overrides: Partial<InventoryRow> = {}): InventoryRow => ({
   epc: `E${String(n).padStart(23, '0')}`,
@@ -33,14 +40,9 @@ beforeAll(async () => {
   db = await createDb(await testDatabase(dir));
   const writes = new WriteBatch(db.knex);
   const rows = Array.from({ length: 700 }, (_, n) => entry(n));
-  inventoryRepo.upsert(writes, 1, rows);
-  inventoryRepo.upsertDedup(
-    writes,
-    1,
-    rows.map((row, n) => [JSON.stringify([row.epc, row.readerId, row.antenna]), 1_700_000_000_000 + n]),
-  );
+  inventoryRepo.upsert(writes, 1, rows, new Map(rows.map((row, n) => [keyOf(row), 1_700_000_000_000 + n])));
   // Another endpoint's rows with the same EPCs must not leak in.
-  inventoryRepo.upsert(writes, 2, [entry(1, { readCount: 999 })]);
+  inventoryRepo.upsert(writes, 2, [entry(1, { readCount: 999 })], new Map([[keyOf(entry(1)), 5]]));
   await writes.send();
 });
 
@@ -48,8 +50,6 @@ afterAll(async () => {
   await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const keyOf = (row: InventoryRow) => JSON.stringify([row.epc, row.readerId, row.antenna]);
 
 /** loadState through a batch on a Knex connection, and on SQLite through a script transaction too. */
 const readers: [string, <T>(use: (tx: WriteBatch) => Promise<T>) => Promise<T>][] = [
@@ -64,11 +64,11 @@ const readers: [string, <T>(use: (tx: WriteBatch) => Promise<T>) => Promise<T>][
 ];
 
 describe.each(readers)('inventoryRepo.loadState through %s', (_, withBatch) => {
-  it('reads the inventory rows and dedup times of the asked EPCs and keys, of that endpoint only', async () => {
+  it('reads the inventory rows and dedup times of the asked EPCs, of that endpoint only', async () => {
     const wanted = [entry(1), entry(2), entry(3), entry(10)];
     const epcs = [...wanted.map((row) => row.epc), 'E-unknown'];
-    const keys = [...wanted.map(keyOf), '["E-unknown","x",1]'];
-    const state = await withBatch((tx) => inventoryRepo.loadState(tx, 1, epcs, keys));
+    const keys = wanted.map(keyOf);
+    const state = await withBatch((tx) => inventoryRepo.loadState(tx, 1, epcs));
     const byEpc = (rows: InventoryRow[]) => [...rows].sort((a, b) => a.epc.localeCompare(b.epc));
     expect(byEpc(state.inventory)).toEqual(byEpc(wanted));
     expect(state.lastCounted).toEqual(
@@ -78,7 +78,7 @@ describe.each(readers)('inventoryRepo.loadState through %s', (_, withBatch) => {
   });
 
   it('handles empty lists, and lists longer than one statement takes (of different lengths)', async () => {
-    expect(await withBatch((tx) => inventoryRepo.loadState(tx, 1, [], []))).toEqual({
+    expect(await withBatch((tx) => inventoryRepo.loadState(tx, 1, []))).toEqual({
       inventory: [],
       lastCounted: new Map(),
     });
@@ -88,13 +88,51 @@ describe.each(readers)('inventoryRepo.loadState through %s', (_, withBatch) => {
         tx,
         1,
         many.map((row) => row.epc),
-        many.slice(0, 120).map(keyOf),
       ),
     );
     expect(state.inventory).toHaveLength(650);
     expect(state.inventory.find((row) => row.epc === entry(649).epc)).toEqual(entry(649));
-    expect(state.lastCounted.size).toBe(120);
+    expect(state.lastCounted.size).toBe(650);
   });
+});
+
+describe('dedup reference times kept with their EPC (issue 37.6)', () => {
+  const tag = entry(900, { readerId: 'dock "one" ☃', antenna: 0 });
+  const plain = entry(901);
+  // Every reader antenna that counted the tag: the row's own, another antenna of the same
+  // reader, the same antenna number on another reader, and no antenna at all.
+  const times = new Map([
+    [keyOf(tag), 1_700_000_000_900],
+    [dedupKey(tag.epc, tag.readerId, 1), 1_700_000_000_901],
+    [dedupKey(tag.epc, 'dock 2', 0), 1_700_000_000_902],
+    [dedupKey(tag.epc, tag.readerId, null), 1_700_000_000_903],
+    [keyOf(plain), 1_700_000_000_904],
+  ]);
+
+  it.each(readers)(
+    'gives back every time by its dedup key through %s, after the row moves to another reader too',
+    async (_, withBatch) => {
+      const writes = new WriteBatch(db.knex);
+      inventoryRepo.upsert(writes, 5, [tag, plain], times);
+      await writes.send();
+      const state = await withBatch((tx) => inventoryRepo.loadState(tx, 5, [tag.epc, plain.epc]));
+      expect(state.lastCounted).toEqual(times);
+
+      // The latest read came from another antenna: the row's own time is now that antenna's.
+      const moved = { ...tag, antenna: null };
+      const later = new Map([...times, [dedupKey(tag.epc, 'dock 3', 4), 1_700_000_000_905]]);
+      const again = new WriteBatch(db.knex);
+      inventoryRepo.upsert(again, 5, [moved], later);
+      await again.send();
+      const reread = await withBatch((tx) => inventoryRepo.loadState(tx, 5, [tag.epc, plain.epc]));
+      expect(reread.lastCounted).toEqual(later);
+      expect(reread.inventory.find((row) => row.epc === tag.epc)).toEqual(moved);
+      // Another endpoint's row of the same EPC has its own times.
+      expect((await withBatch((tx) => inventoryRepo.loadState(tx, 2, [entry(1).epc]))).lastCounted).toEqual(
+        new Map([[keyOf(entry(1)), 5]]),
+      );
+    },
+  );
 });
 
 describe('inventoryRepo.page', () => {
@@ -109,17 +147,17 @@ describe('inventoryRepo.page', () => {
     }),
   );
   const newestFirst = (rows: InventoryRow[]) =>
-    [...rows].sort((a, b) => b.lastSeen - a.lastSeen || (a.epc < b.epc ? -1 : a.epc > b.epc ? 1 : 0));
+    [...rows].sort((a, b) => b.lastSeen - a.lastSeen || (a.epc < b.epc ? 1 : a.epc > b.epc ? -1 : 0));
   let all: InventoryRow[];
 
   beforeAll(async () => {
     const writes = new WriteBatch(db.knex);
-    inventoryRepo.upsert(writes, 3, [...Array.from({ length: 200 }, (_, n) => entry(n)), ...ties]);
+    inventoryRepo.upsert(writes, 3, [...Array.from({ length: 200 }, (_, n) => entry(n)), ...ties], new Map());
     await writes.send();
     all = newestFirst([...Array.from({ length: 200 }, (_, n) => entry(n)), ...ties]);
   });
 
-  it('pages newest first, ties by EPC, with the keyset cursor, and gives every value back exactly', async () => {
+  it('pages newest first, ties by EPC descending, with the keyset cursor, and gives every value back exactly', async () => {
     const pages: InventoryRow[][] = [];
     let after: { lastSeen: number; epc: string } | undefined;
     for (;;) {
@@ -141,7 +179,6 @@ describe('inventoryRepo.page', () => {
         tx,
         3,
         ties.map((row) => row.epc),
-        [],
       ),
     );
     expect(newestFirst(state.inventory)).toEqual(newestFirst(ties));
@@ -160,13 +197,41 @@ describe('inventoryRepo.page', () => {
     expect(await page({ epcUri: entry(7).epcUri })).toEqual(all.filter((row) => row.epcUri === entry(7).epcUri));
   });
 
+  it.runIf(process.env.GATEWAY_TEST_DATABASE === 'postgres')(
+    'finds an EPC URI through its hash index on PostgreSQL, and a page from the page index',
+    async () => {
+      await db.knex.raw('ANALYZE tag_inventory');
+      const uri = await firstStatementPlanPostgres(db.knex, () =>
+        inventoryRepo.page(db.knex, { endpointId: 3, limit: 500, epcUri: entry(7).epcUri }),
+      );
+      expect(uri).toContain('tag_inventory_uri_hash_idx');
+      const page = await firstStatementPlanPostgres(db.knex, () =>
+        inventoryRepo.page(db.knex, { endpointId: 3, limit: 17 }),
+      );
+      expect(page).toContain('Index Scan Backward using tag_inventory_page_idx');
+    },
+  );
+
   it.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')(
-    'finds an EPC URI through its own index on SQLite, not by scanning the page index',
+    'reads a page, and the page after a cursor, from the page index in page order on SQLite',
+    async () => {
+      for (const after of [undefined, { lastSeen: entry(100).lastSeen, epc: entry(100).epc }]) {
+        const { plan } = await firstStatementPlan(db.knex, () =>
+          inventoryRepo.page(db.knex, { endpointId: 3, limit: 17, after }),
+        );
+        expect(plan).toContain('tag_inventory_page_idx');
+        expect(plan).not.toContain('TEMP B-TREE');
+      }
+    },
+  );
+
+  it.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')(
+    'finds an EPC URI through its hash index on SQLite, not by scanning the page index',
     async () => {
       const { plan } = await firstStatementPlan(db.knex, () =>
         inventoryRepo.page(db.knex, { endpointId: 3, limit: 500, epcUri: entry(7).epcUri }),
       );
-      expect(plan).toContain('tag_inventory_endpoint_id_epc_uri_index');
+      expect(plan).toContain('tag_inventory_uri_hash_idx (endpoint_id=? AND epc_uri_hash=?)');
     },
   );
 });
@@ -204,9 +269,9 @@ describe('the UHFTagRead snapshot (GET inventory)', () => {
       ...odd,
     ];
     const writes = new WriteBatch(db.knex);
-    inventoryRepo.upsert(writes, 4, rows);
+    inventoryRepo.upsert(writes, 4, rows, new Map());
     await writes.send();
-    all = rows.sort((a, b) => b.lastSeen - a.lastSeen || (a.epc < b.epc ? -1 : a.epc > b.epc ? 1 : 0));
+    all = rows.sort((a, b) => b.lastSeen - a.lastSeen || (a.epc < b.epc ? 1 : a.epc > b.epc ? -1 : 0));
   });
 
   it('answers every page as exactly the JSON.stringify text of its items, and its cursor leads through all rows', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -155,5 +156,82 @@ describe("the batch's transaction confirms its claim", () => {
     const held = await inBatch((writes) => eventWrites.confirmLeases(writes, ids, 'me'));
     // SQLite's worker claims without leases: there the status is the whole check.
     expect([...held].sort()).toEqual(db.kind === 'sqlite' ? [mine.id, theirs.id] : [mine.id]);
+  });
+});
+
+describe('payloads are stored compressed where that pays, and every read gives back the text received (issue 37.6)', () => {
+  const reading = JSON.stringify({ epc: '3074257BF7194E4000001A85', antenna: 1, rssi: -55.5, reader: 'dock ☃ 📦' });
+  const payloads = {
+    batch: `[${Array.from({ length: 50 }, () => reading).join(',')}]`,
+    short: '{"a":"ü"}',
+    // Random text: compressed, it would not be shorter.
+    random: JSON.stringify(randomBytes(600).toString('base64')),
+    // Escapes and characters outside the BMP, long enough to be compressed.
+    escapes: JSON.stringify({ text: '\\"\'\t\n\u0001 é 😀 '.repeat(40) }),
+    // Over the size compressed on the main thread: stored as received.
+    large: `"${'x'.repeat(1024 * 1024 + 10)}"`,
+  };
+  const events = Object.fromEntries(
+    Object.entries(payloads).map(([name, payload]) => [name, queued({ payload })]),
+  ) as Record<keyof typeof payloads, StoredEvent>;
+
+  beforeEach(async () => {
+    const writes = new WriteBatch(db.knex);
+    eventWrites.insertMany(writes, Object.values(events));
+    await writes.send();
+  });
+
+  it('keeps the compressed ones marked with their size received, and the others as received', async () => {
+    const stored = await db
+      .knex('events')
+      .select<{ id: string; payload: string; payload_bytes: unknown }[]>('id', 'payload', 'payload_bytes');
+    const byId = new Map(stored.map((row) => [row.id, row]));
+    const batch = byId.get(events.batch.id);
+    expect(Number(batch?.payload_bytes)).toBe(Buffer.byteLength(payloads.batch));
+    expect(batch?.payload.length).toBeLessThan(payloads.batch.length / 10);
+    expect(Number(byId.get(events.escapes.id)?.payload_bytes)).toBe(Buffer.byteLength(payloads.escapes));
+    for (const name of ['short', 'random', 'large'] as const) {
+      expect(byId.get(events[name].id)).toEqual({ id: events[name].id, payload: payloads[name], payload_bytes: null });
+    }
+  });
+
+  it('gives every payload back byte for byte: by id, in the inspector page, in a claim and in a snapshot page', async () => {
+    for (const [name, payload] of Object.entries(payloads)) {
+      const event = events[name as keyof typeof payloads];
+      expect((await eventsRepo.findById(db.knex, event.id))?.payload).toBe(payload);
+    }
+    const page = await eventsRepo.page(db.knex, { limit: 10 });
+    expect(new Map(page.map((row) => [row.id, row.payload]))).toEqual(
+      new Map(Object.entries(payloads).map(([name, payload]) => [events[name as keyof typeof payloads].id, payload])),
+    );
+    expect(page.every((row) => !('payload_bytes' in row))).toBe(true);
+    const claimed = await claim({ limit: 10, maxBytes: 64 * 1024 * 1024 });
+    expect(new Map(claimed.rows.map((row) => [row.id, row.payload]))).toEqual(
+      new Map(page.map((row) => [row.id, row.payload])),
+    );
+    await db.knex('events').update({ status: 'processed', processed_at: NOW, lease_owner: null, lease_until: null });
+    const snapshot = await eventWrites.snapshotPage(db.knex, {
+      endpointId: 3,
+      eventType: 'AllData',
+      children: false,
+      facets: [],
+      limit: 10,
+    });
+    expect(new Map(snapshot.map((row) => [row.id, row.payload]))).toEqual(
+      new Map(page.map((row) => [row.id, row.payload])),
+    );
+  });
+
+  it('budgets a claim by the size received, not the size stored', async () => {
+    await db.knex('events').whereNot('id', events.batch.id).delete();
+    const more = queued({ payload: payloads.batch });
+    const writes = new WriteBatch(db.knex);
+    eventWrites.insertMany(writes, [more]);
+    await writes.send();
+    // Both fit by their stored size; by the size received only the first does.
+    const received = Buffer.byteLength(payloads.batch);
+    const { rows, cut } = await claim({ limit: 10, maxBytes: received + 100 });
+    expect(rows.map((row) => row.id)).toEqual([events.batch.id]);
+    expect(cut).toBe(true);
   });
 });

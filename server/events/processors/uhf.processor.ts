@@ -19,7 +19,6 @@ import {
 } from '../processor';
 import { Slices } from '../../slices';
 import {
-  dedupKey,
   normalizeEpcFilter,
   normalizeUhfBody,
   ReaderActivities,
@@ -139,19 +138,15 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<UhfBatch>[]): Prom
     const reads = only ? only.prepared.reads : indexes.flatMap((i) => items[i]?.prepared.reads ?? []);
     if (reads.length === 0) continue;
     const epcSet = new Set<string>();
-    const keySet = new Set<string>();
     await slices.forEach(reads, (read) => {
       epcSet.add(read.epc);
-      keySet.add(dedupKey(read.epc, read.readerId, read.antenna));
     });
     const epcs = [...epcSet];
-    const keys = [...keySet];
     // Reads of one EPC may arrive through several instances at once: load-modify-store under a lock.
     await inventoryRepo.lockEpcs(tx, endpointId, epcs);
-    const { inventory, lastCounted } = await inventoryRepo.loadState(tx, endpointId, epcs, keys);
+    const { inventory, lastCounted } = await inventoryRepo.loadState(tx, endpointId, epcs);
     const state: DedupState = { inventory: new Map(inventory.map((row) => [row.epc, row])), lastCounted };
     const changedEpcs = new Set<string>();
-    const changedKeys = new Set<string>();
     for (const i of indexes) {
       const item = items[i];
       if (!item) continue;
@@ -168,7 +163,6 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<UhfBatch>[]): Prom
       for (const status of statuses) readers.status(status);
       for (const readerId of heard) readers.heard(readerId);
       for (const epc of applied.changedEpcs) changedEpcs.add(epc);
-      for (const key of applied.changedKeys) changedKeys.add(key);
       outcomes[i] = {
         result: { ...applied.summary },
         data: null,
@@ -181,15 +175,8 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<UhfBatch>[]): Prom
       return entry ? [entry] : [];
     });
     // Endpoints differ in every row, so this endpoint's writes may wait for the batch's send.
-    inventoryRepo.upsert(tx, endpointId, changedRows);
-    inventoryRepo.upsertDedup(
-      tx,
-      endpointId,
-      [...changedKeys].flatMap((key) => {
-        const at = state.lastCounted.get(key);
-        return at === undefined ? [] : [[key, at] as [string, number]];
-      }),
-    );
+    // The dedup reference times are written with their EPC's row (a changed time changes it).
+    inventoryRepo.upsert(tx, endpointId, changedRows, state.lastCounted);
   }
   return outcomes;
 }

@@ -1,4 +1,4 @@
-import type { InventoryRow } from '../../repositories/inventory.repo';
+import { dedupKey, type InventoryRow } from '../../repositories/inventory.repo';
 import type { Slices } from '../../slices';
 import type { TagRead } from './tag-read';
 
@@ -43,14 +43,8 @@ export const emptyApplyResult = (): ApplyResult => ({
   epcs: new Set(),
 });
 
-/**
- * The dedup key of a reader antenna seeing an EPC. JSON keeps it unambiguous whatever the
- * reader id contains (a separator character could otherwise collide), and a null antenna stays
- * distinct from antenna 0.
- */
-export function dedupKey(epc: string, readerId: string, antenna: number | null): string {
-  return JSON.stringify([epc, readerId, antenna]);
-}
+/** The dedup key of a reader antenna seeing an EPC: stored with the inventory (`inventoryRepo`). */
+export { dedupKey };
 
 /**
  * Applies a batch of reads, in body order, to the dedup state and inventory (SPEC §10):
