@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { generateSelfSigned } from '../../server/tls/certificate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Receiver } from '../helpers/receiver';
+import { gatewayWithDestination } from '../helpers/destination-rig';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway';
 
 const open: { close(): Promise<void> }[] = [];
@@ -12,18 +13,7 @@ afterEach(async () => {
 });
 
 async function setup(destination: Record<string, unknown> = {}, routes?: Record<string, unknown>[]) {
-  const gw = await startTestGateway();
-  open.push(gw);
-  const receiver = await Receiver.start();
-  open.push(receiver);
-  const created = await gw.admin('POST', '/destinations', {
-    name: 'WMS',
-    url: receiver.url,
-    batchMaxWaitMs: 0,
-    ...destination,
-  });
-  expect(created.status).toBe(201);
-  const id = created.body.id as number;
+  const { gw, receiver, destination: created, id } = await gatewayWithDestination(open, destination);
   const endpoint = await gw.admin('POST', '/endpoints', {
     name: 'Dock door 3',
     baseRoutePath: 'dock3',
@@ -40,7 +30,7 @@ async function setup(destination: Record<string, unknown> = {}, routes?: Record<
     ],
   });
   expect(endpoint.status).toBe(201);
-  return { gw, receiver, destination: created.body, id };
+  return { gw, receiver, destination: created, id };
 }
 
 const epc = (n: number) => (0x300000000000000000000000n + BigInt(n)).toString(16).toUpperCase();

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dockDeliveringTo, Receiver } from '../helpers/receiver';
-import { startTestGateway } from '../helpers/test-gateway';
+import { dockDeliveringTo } from '../helpers/receiver';
+import { gatewayWithDestination } from '../helpers/destination-rig';
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -9,18 +9,8 @@ afterEach(async () => {
 });
 
 async function setup(destination: Record<string, unknown> = {}) {
-  const gw = await startTestGateway();
-  open.push(gw);
-  const receiver = await Receiver.start();
-  open.push(receiver);
-  const created = await gw.admin('POST', '/destinations', {
-    name: 'WMS',
-    url: receiver.url,
-    batchMaxWaitMs: 0,
-    ...destination,
-  });
-  expect(created.status).toBe(201);
-  return { gw, receiver, id: created.body.id as number, secret: created.body.secret as string | undefined };
+  const rig = await gatewayWithDestination(open, destination);
+  return { ...rig, secret: rig.destination.secret as string | undefined };
 }
 
 const read = (n: number) => ({
