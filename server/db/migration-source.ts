@@ -9,6 +9,7 @@ import * as eventPageIndex from '../../migrations/20261125220000_event_page_inde
 import * as mqttIngestion from '../../migrations/20261127120000_mqtt_ingestion';
 import * as epcisRepository from '../../migrations/20261201090000_epcis_repository';
 import * as readers from '../../migrations/20261201090000_readers';
+import * as epcisTimeLead from '../../migrations/20261202090000_epcis_time_lead';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -30,6 +31,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261127120000_mqtt_ingestion', module: mqttIngestion },
   { name: '20261201090000_epcis_repository', module: epcisRepository },
   { name: '20261201090000_readers', module: readers },
+  { name: '20261202090000_epcis_time_lead', module: epcisTimeLead },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {
