@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { WriteBatch, WriteQuery } from '../db/write-batch';
-import { allPrepared, withSqliteConnection } from '../db/sqlite-exec';
+import { allPrepared, withRawConnection, withSqliteConnection } from '../db/sqlite-exec';
 import { dialectOf, num, type Queryable } from './db-types';
 
 /** The role an EPC plays in a stored EPCIS event (SPEC §17: MATCH_epc vs MATCH_anyEPC). */
@@ -247,25 +247,44 @@ function pageQuery(db: Queryable, q: EpcisIndexQuery): Knex.QueryBuilder {
 }
 
 /**
- * How many statement texts run as kept prepared statements on SQLite. A text depends on which
- * parameters a query has and how many values each lists, so clients could make any number of
- * them: the first ones seen are kept (per read connection, for the process's life), later new
- * ones run unprepared.
+ * How many statement texts run as kept prepared statements. A text depends on which parameters
+ * a query has and how many values each lists, so clients could make any number of them: the
+ * first ones seen are kept (per connection, for the process's life), later new ones run
+ * unprepared. Each kept text has its name (PostgreSQL's prepared statements are named).
  */
 const MAX_PREPARED_PAGES = 64;
-const preparedPages = new Set<string>();
+const preparedPages = new Map<string, string>();
+
+/** The name a page statement is kept under, or undefined when it is not to be kept. */
+function keptName(sql: string): string | undefined {
+  let name = preparedPages.get(sql);
+  if (name === undefined && preparedPages.size < MAX_PREPARED_PAGES) {
+    name = `epcis_page_${preparedPages.size}`;
+    preparedPages.set(sql, name);
+  }
+  return name;
+}
+
+/** node-postgres's client as far as a named statement goes. */
+interface PostgresClient {
+  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: PageRow[] }>;
+}
 
 /**
- * Runs a page's SELECT on SQLite as a statement prepared once per connection and reused: preparing
- * the join with its subqueries cost more than answering it (a MATCH_epc page several times over).
+ * Runs a page's SELECT as a statement prepared once per connection and reused: preparing the join
+ * with its subqueries cost more than answering it (on SQLite a MATCH_epc page several times
+ * over; on PostgreSQL planning took longer than executing).
  */
-async function sqliteRows(db: Queryable, query: Knex.QueryBuilder): Promise<PageRow[]> {
+async function pageRows(db: Queryable, query: Knex.QueryBuilder): Promise<PageRow[]> {
   const { sql, bindings } = query.toSQL().toNative();
-  if (!preparedPages.has(sql)) {
-    if (preparedPages.size >= MAX_PREPARED_PAGES) return db.raw<PageRow[]>(sql, bindings as Knex.RawBinding[]);
-    preparedPages.add(sql);
+  const name = keptName(sql);
+  if (name === undefined) return (await query) as PageRow[];
+  if (dialectOf(db) === 'sqlite') {
+    return withSqliteConnection(db, (connection) => allPrepared<PageRow>(connection, sql, bindings));
   }
-  return withSqliteConnection(db, (connection) => allPrepared<PageRow>(connection, sql, bindings));
+  return withRawConnection(db, async (client: PostgresClient) => {
+    return (await client.query({ name, text: sql, values: bindings })).rows;
+  });
 }
 
 /**
@@ -320,11 +339,11 @@ export const epcisIndexRepo = {
   /**
    * One page of the query, in its order, `limit` events at most, and the `seq` it is pinned to:
    * the one given, or on a first page the newest index row's as the statement saw it (0 when it
-   * found nothing). On SQLite the statement is kept prepared (see `sqliteRows`).
+   * found nothing). The statement is kept prepared (see `pageRows`).
    */
   async page(db: Queryable, q: EpcisIndexQuery): Promise<EpcisPage> {
     const query = pageQuery(db, q);
-    const rows = dialectOf(db) === 'sqlite' ? await sqliteRows(db, query) : ((await query) as PageRow[]);
+    const rows = await pageRows(db, query);
     const first = rows[0];
     return {
       pin: q.pin ?? (first?.pin === undefined || first.pin === null ? 0 : num(first.pin)),
