@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { WriteBatch, WriteQuery } from '../db/write-batch';
 import { allPrepared, withRawConnection, withSqliteConnection } from '../db/sqlite-exec';
@@ -259,7 +260,8 @@ const preparedPages = new Map<string, string>();
 function keptName(sql: string): string | undefined {
   let name = preparedPages.get(sql);
   if (name === undefined && preparedPages.size < MAX_PREPARED_PAGES) {
-    name = `epcis_page_${preparedPages.size}`;
+    // Named by its text, so any two copies of this code agree on what a name means.
+    name = `epcis_page_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
     preparedPages.set(sql, name);
   }
   return name;
@@ -285,6 +287,7 @@ async function pageRows(db: Queryable, query: Knex.QueryBuilder, q: EpcisIndexQu
         : await withSqliteConnection(db, (connection) => allPrepared<PageText>(connection, sql, bindings));
     return rowsOfText(row);
   }
+  // PostgreSQL returns rows: one text (string_agg) cost its backend more than it saved node-postgres.
   const name = keptName(inner);
   if (name === undefined) return (await query) as PageRow[];
   return withRawConnection(db, async (client: PostgresClient) => {
