@@ -27,7 +27,7 @@ import { medianRun } from './load';
 import { sqlProfileText, summarize, type Profile } from './profile-summary';
 import { sustainedRun, sustainedText, type SustainedReport } from './sustained';
 import { deliveryRun, deliveryText, type DeliveryReport } from './delivery';
-import { epcisRun, epcisText, type EpcisReport } from './epcis';
+import { epcisHeader, epcisRun, epcisText, type EpcisDatabase, type EpcisReport, type EpcisSettings } from './epcis';
 import { diskUse } from './disk-use';
 import { pinRunning } from './wrk';
 import {
@@ -84,11 +84,20 @@ const runSustained = sustainedSeconds > 0 && (!selected || selected.includes('su
 const deliverySeconds = positive('BENCH_DELIVERY_SECONDS', 20);
 const runDelivery = deliverySeconds > 0 && (!selected || selected.includes('delivery'));
 
-// The EPCIS repository case (issue 36); `BENCH_CASES=epcisQuery` runs it alone, without the baseline.
-const EPCIS_KEY = 'epcisQuery';
-const epcisEvents = Math.max(1, positive('BENCH_EPCIS_EVENTS', 1_000_000));
-const runEpcis = !selected || selected.includes(EPCIS_KEY);
-const epcisOnly = selected !== undefined && selected.every((key) => key === EPCIS_KEY);
+// The EPCIS repository case (issue 36), opt-in (it stores a million events): `BENCH_CASES=epcisQuery`
+// on SQLite, `epcisQueryPostgres` on a throwaway PostgreSQL cluster; selected alone, without the baseline.
+const EPCIS_KEYS: Record<string, EpcisDatabase> = { epcisQuery: 'sqlite', epcisQueryPostgres: 'postgres' };
+const epcisDatabases = Object.entries(EPCIS_KEYS)
+  .filter(([key]) => selected?.includes(key))
+  .map(([, database]) => database);
+const epcisSettings: EpcisSettings = {
+  events: Math.max(1, positive('BENCH_EPCIS_EVENTS', 1_000_000)),
+  connections: 20,
+  seconds: settings.seconds,
+  warmupSeconds: settings.warmupSeconds,
+  repeats: settings.repeats,
+};
+const epcisOnly = selected !== undefined && selected.every((key) => key in EPCIS_KEYS);
 
 const growth = process.env.BENCH_GROWTH === '1';
 const growthSettings: GrowthSettings = {
@@ -280,21 +289,35 @@ function delivery(): Promise<DeliveryReport> {
   );
 }
 
-/** The EPCIS case on a fresh gateway: 20 connections, as issue 36 asks. */
-function epcis(): Promise<EpcisReport> {
-  return withGateway({ profile: false }, ({ gateway, admin, dataDir }) =>
-    epcisRun(
-      admin,
-      {
-        base: gateway.bases.http ?? gateway.base,
-        dataDir,
-        events: epcisEvents,
-        seconds: settings.seconds,
-        connections: 20,
-      },
-      log,
-    ),
-  );
+/** The EPCIS case on a fresh gateway, on SQLite or on a fresh PostgreSQL cluster. */
+async function epcis(database: EpcisDatabase): Promise<EpcisReport> {
+  const run = (databaseUrl?: string, databasePid?: number) =>
+    withGateway({ profile: settings.profile, databaseUrl }, ({ gateway, admin, dataDir }) => {
+      noteProfiled(gateway, `EPCIS case (${database})`, dataDir);
+      return epcisRun(
+        admin,
+        {
+          ...epcisSettings,
+          base: gateway.bases.http ?? gateway.base,
+          dataDir,
+          database,
+          databaseUrl,
+          serverPid: gateway.process.pid,
+          databasePid,
+        },
+        log,
+      );
+    });
+  if (database === 'sqlite') return run();
+  log('starting a throwaway PostgreSQL cluster');
+  const cluster = await startPostgresCluster();
+  // The database is part of the server under test: on the server's core (its later backends inherit it).
+  if (cluster.pid) pinRunning('server', cluster.pid);
+  try {
+    return await run(await createDatabase(cluster.url, 'gateway_epcis_bench'), cluster.pid);
+  } finally {
+    await cluster.stop();
+  }
 }
 
 async function growthMain(): Promise<void> {
@@ -317,11 +340,17 @@ async function main(): Promise<void> {
   if (growth) return growthMain();
   if (process.env.BENCH_LARGE === '1') return largeBodiesMain();
   if (epcisOnly) {
-    process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]))}\n\n`);
-    const report = await epcis();
-    process.stdout.write(`${epcisText(report)}\n\n`);
-    const file = writeResults(join(ROOT, 'bench/results'), { mode: 'epcis', settings, epcis: report });
+    const fromBuild = isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]);
+    process.stdout.write(`${epcisHeader(epcisSettings, fromBuild, settings.profile)}\n\n`);
+    const reports: EpcisReport[] = [];
+    for (const database of epcisDatabases) {
+      const report = await epcis(database);
+      process.stdout.write(`${epcisText(report)}\n\n`);
+      reports.push(report);
+    }
+    const file = writeResults(join(ROOT, 'bench/results'), { mode: 'epcis', settings: epcisSettings, epcis: reports });
     process.stdout.write(`Results: ${file}\n`);
+    printProfiles();
     return;
   }
   process.stdout.write(`${header(settings, isBuildCurrent(ROOT, [join(ROOT, 'out/main/cli.js')]))}\n\n`);
@@ -336,7 +365,8 @@ async function main(): Promise<void> {
   }
   const sustainedReport = runSustained ? await sustained() : null;
   const deliveryReport = runDelivery ? await delivery() : null;
-  const epcisReport = runEpcis ? await epcis() : null;
+  const epcisReports: EpcisReport[] = [];
+  for (const database of epcisDatabases) epcisReports.push(await epcis(database));
   const targets = judge(reports);
   process.stdout.write(`${table(reports)}\n\nAll runs:\n${runsDetail(reports)}\n\n`);
   const reads = readsText(reports);
@@ -346,7 +376,7 @@ async function main(): Promise<void> {
   );
   if (sustainedReport) process.stdout.write(`${sustainedText(sustainedReport)}\n\n`);
   if (deliveryReport) process.stdout.write(`${deliveryText(deliveryReport)}\n\n`);
-  if (epcisReport) process.stdout.write(`${epcisText(epcisReport)}\n\n`);
+  for (const report of epcisReports) process.stdout.write(`${epcisText(report)}\n\n`);
   process.stdout.write(`Targets:\n${targetsText(targets)}\n\n${noiseNote(reports)}\n`);
   const file = writeResults(join(ROOT, 'bench/results'), {
     mode: 'cases',
@@ -355,9 +385,17 @@ async function main(): Promise<void> {
     targets,
     sustained: sustainedReport,
     delivery: deliveryReport,
-    epcis: epcisReport,
+    epcis: epcisReports,
   });
   process.stdout.write(`Results: ${file}\n`);
+  printProfiles();
+}
+
+/**
+ * The summary of each profiled gateway's main-thread CPU profile, and its SQLite side
+ * (BENCH_PROFILE=1).
+ */
+function printProfiles(): void {
   for (const { pid, what, dataDir } of profiled) {
     // V8 names the file CPU.<date>.<time>.<pid>.<thread>.<seq>; thread 0 is the main thread.
     const main = readdirSync(PROFILE_DIR).find((name) => name.includes(`.${pid}.0.`));

@@ -10,6 +10,7 @@ import * as mqttIngestion from '../../migrations/20261127120000_mqtt_ingestion';
 import * as epcisRepository from '../../migrations/20261201090000_epcis_repository';
 import * as readers from '../../migrations/20261201090000_readers';
 import * as diskPerRead from '../../migrations/20261202090000_disk_per_read';
+import * as epcisTimeLead from '../../migrations/20261202090000_epcis_time_lead';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261201090000_epcis_repository', module: epcisRepository },
   { name: '20261201090000_readers', module: readers },
   { name: '20261202090000_disk_per_read', module: diskPerRead },
+  { name: '20261202090000_epcis_time_lead', module: epcisTimeLead },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
+import { receivedPayload, withReceivedPayload } from './event-payload';
 import type { Knex } from 'knex';
 import type { WriteBatch, WriteQuery } from '../db/write-batch';
+import { allPrepared, withRawConnection, withSqliteConnection } from '../db/sqlite-exec';
 import { dialectOf, num, type Queryable } from './db-types';
-import { receivedPayload, withReceivedPayload } from './event-payload';
 
 /** The role an EPC plays in a stored EPCIS event (SPEC §17: MATCH_epc vs MATCH_anyEPC). */
 export type EpcRole =
@@ -40,8 +42,11 @@ export type EpcMatch = { exact: string } | { prefix: string; glob?: string };
 /** A SimpleEventQuery as the index answers it (SPEC §17); lists are ORs, fields ANDs. */
 export interface EpcisIndexQuery {
   endpointId: number;
-  /** Only index rows written up to this `seq`: the result set of the first page's moment. */
-  pin: number;
+  /**
+   * Only index rows written up to this `seq`: the result set of the first page's moment. A first
+   * page leaves it out and gets the `seq` to pin (`EpcisPage.pin`).
+   */
+  pin?: number;
   types?: string[];
   actions?: string[];
   bizSteps?: string[];
@@ -73,6 +78,12 @@ export interface UnindexedRow {
   parent_id: string;
   payload: string;
   record_time: unknown;
+}
+
+/** A page of events, and the `seq` its result set is pinned to. */
+export interface EpcisPage {
+  rows: EpcisIndexRow[];
+  pin: number;
 }
 
 /** One event of a page: its stored JSON and its place in the order. */
@@ -121,6 +132,215 @@ function matchingEvents(db: Queryable, endpointId: number, roles: readonly EpcRo
 const globSqlite = (glob: string): string => glob.replace(/[?[]/g, (c) => `[${c}]`);
 /** The same wildcard for LIKE: `%`, with LIKE's own metacharacters escaped (`\` is PostgreSQL's default escape). */
 const globLike = (glob: string): string => glob.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+
+/** A piece of SQL with its bindings. */
+type Term = { sql: string; bindings: Knex.RawBinding[] };
+
+/**
+ * The time conditions of a page. The other time's range (the one the page is not ordered by) is
+ * a filter. The order's own time gets at most one indexed term on each side of its range, so the
+ * index walked in page order starts and stops where matches can be: on the side the walk starts
+ * from, the token's sort key when there is one (the previous page's last event met the query, so
+ * the range's own bound is then tested, not walked); otherwise the tighter of the range's own
+ * bound and the one the other time's range implies (`impliedBounds`).
+ */
+function addTimeRanges(db: Queryable, query: Knex.QueryBuilder, q: EpcisIndexQuery, byEpc: boolean): void {
+  const sqlite = dialectOf(db) === 'sqlite';
+  const unindexed = (column: string) => (sqlite ? `+${column}` : column);
+  const [time, own, otherColumn, other] =
+    q.orderBy === 'eventTime'
+      ? (['x.event_time', q.eventTime, 'x.record_time', q.recordTime] as const)
+      : (['x.record_time', q.recordTime, 'x.event_time', q.eventTime] as const);
+  if (other?.ge !== undefined) void query.whereRaw(`${unindexed(otherColumn)} >= ?`, [other.ge]);
+  if (other?.lt !== undefined) void query.whereRaw(`${unindexed(otherColumn)} < ?`, [other.lt]);
+  const implied = byEpc ? {} : impliedBounds(q);
+  const side = (op: '>=' | '<', bound: number | undefined, fromOther: Term | undefined, startsAtToken: boolean) => {
+    if (startsAtToken) {
+      if (bound !== undefined) void query.whereRaw(`${unindexed(time)} ${op} ?`, [bound]);
+      return;
+    }
+    const terms = [
+      ...(bound === undefined ? [] : [{ sql: '?', bindings: [bound] }]),
+      ...(fromOther ? [fromOther] : []),
+    ];
+    const [first, second] = terms;
+    if (!first) return;
+    if (!second) return void query.whereRaw(`${time} ${op} ${first.sql}`, first.bindings);
+    // The tighter bound: SQLite's two-argument max/min, PostgreSQL's greatest/least.
+    const tighter = op === '>=' ? (sqlite ? 'max' : 'greatest') : sqlite ? 'min' : 'least';
+    void query.whereRaw(`${time} ${op} ${tighter}(${first.sql}, ${second.sql})`, [
+      ...first.bindings,
+      ...second.bindings,
+    ]);
+  };
+  side('>=', own?.ge, implied.ge, q.after !== undefined && q.direction === 'asc');
+  side('<', own?.lt, implied.lt, q.after !== undefined && q.direction === 'desc');
+  if (q.after) {
+    const op = q.direction === 'asc' ? '>' : '<';
+    void query.whereRaw(`(${time}, x.seq) ${op} (?, ?)`, [q.after.time, q.after.seq]);
+  }
+}
+
+/**
+ * The range of the order's own time that a range on the other time implies. Every stored event
+ * has `event_time = record_time + lead`, its lead between the endpoint's smallest and largest,
+ * which `epcis_events_lead_idx` gives with one probe each in the statement's own snapshot: e.g.
+ * `GE_eventTime=t` implies `record_time >= t - max(lead)`. Implied, so the answer is the same; how
+ * much it saves depends on the leads: events recorded shortly after they happened give a tight
+ * bound, one event dated far in the future a loose one (then the walk is as long as without it).
+ */
+function impliedBounds(q: EpcisIndexQuery): { ge?: Term; lt?: Term } {
+  const lead = (fn: 'min' | 'max') =>
+    `(SELECT ${fn}(l.event_time - l.record_time) FROM epcis_events l WHERE l.endpoint_id = ?)`;
+  // Ordered by record time: record_time = event_time - lead; by event time: event_time = record_time + lead.
+  const [other, low, high, sign] =
+    q.orderBy === 'recordTime'
+      ? ([q.eventTime, lead('max'), lead('min'), '-'] as const)
+      : ([q.recordTime, lead('min'), lead('max'), '+'] as const);
+  return {
+    ...(other?.ge === undefined ? {} : { ge: { sql: `(? ${sign} ${low})`, bindings: [other.ge, q.endpointId] } }),
+    ...(other?.lt === undefined ? {} : { lt: { sql: `(? ${sign} ${high})`, bindings: [other.lt, q.endpointId] } }),
+  };
+}
+
+/** A page's row as the database returns it; `pin` on a first page only. */
+interface PageRow {
+  seq: unknown;
+  event_time: unknown;
+  record_time: unknown;
+  payload: string;
+  /** The payload's stored form (see event-payload.ts): null when it is stored as received. */
+  payload_bytes: unknown;
+  pin?: unknown;
+}
+
+/** The SELECT of one page of the query (see `epcisIndexRepo.page`). */
+function pageQuery(db: Queryable, q: EpcisIndexQuery): Knex.QueryBuilder {
+  const time = q.orderBy === 'eventTime' ? 'x.event_time' : 'x.record_time';
+  // SQLite plans without statistics, so the plan is chosen here (a unary `+` keeps a term off
+  // the indexes): an EPC condition drives the query from the EPC index (its events are looked
+  // up by id, then sorted) instead of walking the endpoint's events in order and testing each;
+  // otherwise an index in the requested order (an EQ_ column's, or the time's own) is walked
+  // and the other time's range is tested on the way. PostgreSQL's planner has statistics.
+  const sqlite = dialectOf(db) === 'sqlite';
+  const unindexed = (column: string) => (sqlite ? `+${column}` : column);
+  const query = db('epcis_events as x')
+    .join('events as e', 'e.id', 'x.event_id')
+    .select('x.seq', 'x.event_time', 'x.record_time', 'e.payload', 'e.payload_bytes')
+    .orderBy([
+      { column: time, order: q.direction },
+      { column: 'x.seq', order: q.direction },
+    ])
+    .limit(q.limit);
+  const byEpc = q.matches.length > 0;
+  void query.whereRaw(`${byEpc ? unindexed('x.endpoint_id') : 'x.endpoint_id'} = ?`, [q.endpointId]);
+  // A later page reads the rows its first page saw; a first page says which those were.
+  if (q.pin === undefined) void query.select(db.raw('(SELECT max(seq) FROM epcis_events) AS pin'));
+  else void query.where('x.seq', '<=', q.pin);
+  if (byEpc) {
+    for (const match of q.matches) {
+      void query.whereIn('x.event_id', matchingEvents(db, q.endpointId, match.roles, match.values));
+    }
+  }
+  for (const [field, column] of Object.entries(COLUMN_OF) as [keyof typeof COLUMN_OF, string][]) {
+    const values = q[field];
+    if (values) void query.whereIn(`x.${column}`, values);
+  }
+  addTimeRanges(db, query, q, byEpc);
+  return query;
+}
+
+/**
+ * How many statement texts run as kept prepared statements. A text depends on which parameters
+ * a query has and how many values each lists, so clients could make any number of them: the
+ * first ones seen are kept (per connection, for the process's life), later new ones run
+ * unprepared. Each kept text has its name (PostgreSQL's prepared statements are named).
+ */
+const MAX_PREPARED_PAGES = 64;
+const preparedPages = new Map<string, string>();
+
+/** The name a page statement is kept under, or undefined when it is not to be kept. */
+function keptName(sql: string): string | undefined {
+  let name = preparedPages.get(sql);
+  if (name === undefined && preparedPages.size < MAX_PREPARED_PAGES) {
+    // Named by its text, so any two copies of this code agree on what a name means.
+    name = `epcis_page_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    preparedPages.set(sql, name);
+  }
+  return name;
+}
+
+/** node-postgres's client as far as a named statement goes. */
+interface PostgresClient {
+  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: PageRow[] }>;
+}
+
+/**
+ * Runs a page's SELECT as a statement prepared once per connection and reused: preparing the join
+ * with its subqueries cost more than answering it (on SQLite a MATCH_epc page several times
+ * over; on PostgreSQL planning took longer than executing).
+ */
+async function pageRows(db: Queryable, query: Knex.QueryBuilder, q: EpcisIndexQuery): Promise<PageRow[]> {
+  const { sql: inner, bindings } = query.toSQL().toNative();
+  if (dialectOf(db) === 'sqlite') {
+    const sql = sqlitePageText(inner, q);
+    const [row] =
+      keptName(sql) === undefined
+        ? await db.raw<PageText[]>(sql, bindings as Knex.RawBinding[])
+        : await withSqliteConnection(db, (connection) => allPrepared<PageText>(connection, sql, bindings));
+    return rowsOfText(row);
+  }
+  // PostgreSQL returns rows: one text (string_agg) cost its backend more than it saved node-postgres.
+  const name = keptName(inner);
+  if (name === undefined) return (await query) as PageRow[];
+  return withRawConnection(db, async (client: PostgresClient) => {
+    return (await client.query({ name, text: inner, values: bindings })).rows;
+  });
+}
+
+/** Between two rows of `sqlitePageText`, and between a row's keys and its payload. */
+const ROW_SEPARATOR = '\x1e';
+const KEYS_SEPARATOR = '\x1f';
+
+/** What `sqlitePageText` returns: the first page's pin, and the page's rows as one text. */
+interface PageText {
+  pin: unknown;
+  page: string | null;
+}
+
+/**
+ * The page's rows handed over by SQLite as one text, in page order: `seq,event_time,record_time`,
+ * KEYS_SEPARATOR, the stored JSON, then ROW_SEPARATOR before the next row. node-sqlite3 turns
+ * each row into a JS object on its own, which cost a page of 100 events more than the rest of its
+ * query; one text is split for a fraction of that (as `jsonRowsSql` does for the ingest's reads).
+ * The stored JSON was written by `JSON.stringify`, which escapes every control character, so the
+ * separators never occur inside it.
+ */
+function sqlitePageText(inner: string, q: EpcisIndexQuery): string {
+  const direction = q.direction === 'desc' ? 'DESC' : 'ASC';
+  const time = q.orderBy === 'eventTime' ? 'event_time' : 'record_time';
+  const row = `seq || ',' || event_time || ',' || record_time || ',' || coalesce(payload_bytes, '') || char(31) || payload`;
+  return (
+    `SELECT ${q.pin === undefined ? 'max(pin)' : 'NULL'} AS pin, ` +
+    `group_concat(${row}, char(30) ORDER BY ${time} ${direction}, seq ${direction}) AS page FROM (${inner})`
+  );
+}
+
+function rowsOfText(text: PageText | undefined): PageRow[] {
+  if (!text?.page) return [];
+  return text.page.split(ROW_SEPARATOR).map((row) => {
+    const keysEnd = row.indexOf(KEYS_SEPARATOR);
+    const [seq, eventTime, recordTime, bytes] = row.slice(0, keysEnd).split(',');
+    return {
+      seq: Number(seq),
+      event_time: Number(eventTime),
+      record_time: Number(recordTime),
+      payload_bytes: bytes ? Number(bytes) : null,
+      payload: row.slice(keysEnd + 1),
+      pin: text.pin,
+    };
+  });
+}
 
 /**
  * The EPCIS repository's index (SPEC §17): a row per stored EPCIS event with a column per query
@@ -171,68 +391,30 @@ export const epcisIndexRepo = {
     return held;
   },
 
-  /** The newest index row's `seq` (0 when there is none): what a first page pins. */
-  async lastSeq(db: Queryable): Promise<number> {
-    const row = (await db('epcis_events').max({ seq: 'seq' }).first()) as { seq: unknown } | undefined;
-    return row?.seq === null || row?.seq === undefined ? 0 : num(row.seq);
+  /**
+   * One page of the query, in its order, `limit` events at most, and the `seq` it is pinned to:
+   * the one given, or on a first page the newest index row's as the statement saw it (0 when it
+   * found nothing). The statement is kept prepared (see `pageRows`).
+   */
+  async page(db: Queryable, q: EpcisIndexQuery): Promise<EpcisPage> {
+    const query = pageQuery(db, q);
+    const rows = await pageRows(db, query, q);
+    const first = rows[0];
+    return {
+      pin: q.pin ?? (first?.pin === undefined || first.pin === null ? 0 : num(first.pin)),
+      rows: rows.map((row) => ({
+        seq: num(row.seq),
+        eventTime: num(row.event_time),
+        recordTime: num(row.record_time),
+        payload: receivedPayload(row.payload, row.payload_bytes),
+      })),
+    };
   },
 
-  /** One page of the query, in its order, `limit` events at most. */
-  async page(db: Queryable, q: EpcisIndexQuery): Promise<EpcisIndexRow[]> {
-    const time = q.orderBy === 'eventTime' ? 'x.event_time' : 'x.record_time';
-    // SQLite plans without statistics, so the plan is chosen here (a unary `+` keeps a term off
-    // the indexes): an EPC condition drives the query from the EPC index (its events are looked
-    // up by id, then sorted) instead of walking the endpoint's events in order and testing each;
-    // otherwise an index in the requested order (an EQ_ column's, or the time's own) is walked
-    // and the other time's range is tested on the way. PostgreSQL's planner has statistics.
-    const sqlite = dialectOf(db) === 'sqlite';
-    const unindexed = (column: string) => (sqlite ? `+${column}` : column);
-    const query = db('epcis_events as x')
-      .join('events as e', 'e.id', 'x.event_id')
-      .select('x.seq', 'x.event_time', 'x.record_time', 'e.payload', 'e.payload_bytes')
-      .orderBy([
-        { column: time, order: q.direction },
-        { column: 'x.seq', order: q.direction },
-      ])
-      .limit(q.limit);
-    const byEpc = q.matches.length > 0;
-    void query.whereRaw(`${byEpc ? unindexed('x.endpoint_id') : 'x.endpoint_id'} = ?`, [q.endpointId]);
-    void query.where('x.seq', '<=', q.pin);
-    if (byEpc) {
-      for (const match of q.matches) {
-        void query.whereIn('x.event_id', matchingEvents(db, q.endpointId, match.roles, match.values));
-      }
-    }
-    for (const [field, column] of Object.entries(COLUMN_OF) as [keyof typeof COLUMN_OF, string][]) {
-      const values = q[field];
-      if (values) void query.whereIn(`x.${column}`, values);
-    }
-    for (const [range, column] of [
-      [q.eventTime, 'x.event_time'],
-      [q.recordTime, 'x.record_time'],
-    ] as const) {
-      // Only the order's own time may pick the index: a range on the other one is a filter.
-      const term = column === time ? column : unindexed(column);
-      if (range?.ge !== undefined) void query.whereRaw(`${term} >= ?`, [range.ge]);
-      if (range?.lt !== undefined) void query.whereRaw(`${term} < ?`, [range.lt]);
-    }
-    if (q.after) {
-      const op = q.direction === 'asc' ? '>' : '<';
-      void query.whereRaw(`(${time}, x.seq) ${op} (?, ?)`, [q.after.time, q.after.seq]);
-    }
-    const rows = (await query) as {
-      seq: unknown;
-      event_time: unknown;
-      record_time: unknown;
-      payload: string;
-      payload_bytes: unknown;
-    }[];
-    return rows.map((row) => ({
-      seq: num(row.seq),
-      eventTime: num(row.event_time),
-      recordTime: num(row.record_time),
-      payload: receivedPayload(row.payload, row.payload_bytes),
-    }));
+  /** The statement `page` sends, as the database gets it: for tests of its plan. */
+  pageStatement(db: Queryable, q: EpcisIndexQuery): { sql: string; bindings: readonly unknown[] } {
+    const { sql, bindings } = pageQuery(db, q).toSQL().toNative();
+    return { sql: dialectOf(db) === 'sqlite' ? sqlitePageText(sql, q) : sql, bindings };
   },
 
   /** Every endpoint's id: the backfill walks each one's events along its own index. */

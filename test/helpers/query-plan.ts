@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-type Statement = { sql: string; bindings: unknown[] };
+type Statement = { sql: string; bindings: readonly unknown[] };
 
 /** The first statement `run` sends through `knex`. */
 async function firstStatement(knex: Knex, run: () => Promise<unknown>): Promise<Statement> {
@@ -26,11 +26,16 @@ export async function firstStatementPlan(
   run: () => Promise<unknown>,
 ): Promise<{ statement: Statement; plan: string }> {
   const statement = await firstStatement(knex, run);
+  return { statement, plan: await statementPlan(knex, statement) };
+}
+
+/** SQLite's plan for a statement (EXPLAIN QUERY PLAN, its steps' details one per line). */
+export async function statementPlan(knex: Knex, statement: Statement): Promise<string> {
   const steps = await knex.raw<{ detail: string }[]>(
     `EXPLAIN QUERY PLAN ${statement.sql}`,
     statement.bindings as never,
   );
-  return { statement, plan: steps.map((step) => step.detail).join('\n') };
+  return steps.map((step) => step.detail).join('\n');
 }
 
 /**
@@ -38,7 +43,11 @@ export async function firstStatementPlan(
  * index a query uses once the planner has statistics (run ANALYZE on loaded tables first).
  */
 export async function firstStatementPlanPostgres(knex: Knex, run: () => Promise<unknown>): Promise<string> {
-  const statement = await firstStatement(knex, run);
+  return statementPlanPostgres(knex, await firstStatement(knex, run));
+}
+
+/** PostgreSQL's plan (EXPLAIN, text) of a statement in Knex's native form (`$1`, `$2` …). */
+export async function statementPlanPostgres(knex: Knex, statement: Statement): Promise<string> {
   // Knex numbers its `?`s in order ($1, $2 …): back to `?` for knex.raw with the same bindings.
   const sql = statement.sql.replace(/\$\d+/g, '?');
   const result = await knex.raw<{ rows: { 'QUERY PLAN': string }[] }>(`EXPLAIN ${sql}`, statement.bindings as never);

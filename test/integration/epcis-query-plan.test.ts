@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadObjectEvents } from '../../bench/epcis-store';
 import { createDb, type Db } from '../../server/db';
 import { epcisIndexRepo, type EpcisIndexQuery } from '../../server/repositories/epcis-index.repo';
-import { firstStatementPlan, firstStatementPlanPostgres } from '../helpers/query-plan';
+import { statementPlan, statementPlanPostgres } from '../helpers/query-plan';
 import { testDatabase } from '../helpers/test-gateway';
 
 const POSTGRES = process.env.GATEWAY_TEST_DATABASE === 'postgres';
@@ -31,10 +31,50 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const FIRST_EVENT_TIME = Date.parse('2026-01-01T00:00:00Z');
+
+/** The bench's two queries (bench/epcis.ts), first pages as a client sends them: no pin yet. */
+const benchMatchEpc: EpcisIndexQuery = {
+  ...base,
+  pin: undefined,
+  limit: 31,
+  matches: [{ roles: ['epcList', 'childEPCs'], values: [{ exact: 'urn:epc:id:sgtin:0614141.107346.17' }] }],
+};
+const benchBizStep: EpcisIndexQuery = {
+  ...base,
+  pin: undefined,
+  bizSteps: ['shipping'],
+  eventTime: { ge: FIRST_EVENT_TIME + 18_000_000 },
+};
+
 /** SPEC §17: the main queries start from an index, never from a read of every stored event. */
 describe.skipIf(POSTGRES)('EPCIS query plans (SQLite)', () => {
-  const planOf = async (query: EpcisIndexQuery) =>
-    (await firstStatementPlan(db.knex, () => epcisIndexRepo.page(db.knex, query))).plan;
+  // The statement as sent: the page's SELECT inside one that hands its rows over as one text,
+  // whose `group_concat(… ORDER BY …)` sorts the page's rows alone (TEMP B-TREE FOR group_concat).
+  const planOf = (query: EpcisIndexQuery) => statementPlan(db.knex, epcisIndexRepo.pageStatement(db.knex, query));
+
+  it('answers the bench’s MATCH_epc from the EPC index, each event by its id, and pins by the key', async () => {
+    const plan = await planOf(benchMatchEpc);
+    expect(plan).toMatch(
+      /SEARCH epcis_epcs USING COVERING INDEX epcis_epcs_match_idx \(endpoint_id=\? AND epc=\? AND role=\?\)/,
+    );
+    expect(plan).toMatch(/SEARCH x USING INDEX epcis_events_event_id_unique \(event_id=\?\)/);
+    expect(plan).toMatch(/SEARCH e USING INDEX sqlite_autoindex_events_1 \(id=\?\)/);
+    // The first page's pin (max(seq)) comes from the key, not from a read of the table.
+    expect(plan).not.toMatch(/SCAN (x|e|epcis_events|epcis_epcs)\b/);
+  });
+
+  it('starts the bench’s EQ_bizStep&GE_eventTime where event time allows, from the bizStep and lead indexes', async () => {
+    const plan = await planOf(benchBizStep);
+    // Paged in record time order, the walk starts at the record time the event time range implies
+    // (the endpoint's largest lead, one probe of the lead index), not at the endpoint's first event.
+    expect(plan).toMatch(
+      /SEARCH x USING INDEX epcis_events_bizstep_idx \(endpoint_id=\? AND biz_step=\? AND record_time>\?\)/,
+    );
+    expect(plan).toMatch(/SEARCH l USING COVERING INDEX epcis_events_lead_idx \(endpoint_id=\?\)/);
+    expect(plan).not.toContain('TEMP B-TREE FOR ORDER BY');
+    expect(plan).not.toMatch(/SCAN (x|e|l|epcis_events|epcis_epcs)\b/);
+  });
 
   it('answers MATCH_epc from the EPC index and each event by its id', async () => {
     const plan = await planOf({
@@ -68,7 +108,7 @@ describe.skipIf(POSTGRES)('EPCIS query plans (SQLite)', () => {
     expect(plan).toMatch(
       /SEARCH x USING INDEX epcis_events_bizstep_idx \(endpoint_id=\? AND biz_step=\? AND record_time>\?\)/,
     );
-    expect(plan).not.toContain('TEMP B-TREE');
+    expect(plan).not.toContain('TEMP B-TREE FOR ORDER BY');
   });
 
   it('answers EQ_eventID from the eventID index', async () => {
@@ -81,7 +121,7 @@ describe.skipIf(POSTGRES)('EPCIS query plans (SQLite)', () => {
     expect(plan).toMatch(
       /SEARCH x USING INDEX epcis_events_time_idx \(endpoint_id=\? AND event_time>\? AND event_time<\?\)/,
     );
-    expect(plan).not.toContain('TEMP B-TREE');
+    expect(plan).not.toContain('TEMP B-TREE FOR ORDER BY');
   });
 });
 
@@ -91,7 +131,7 @@ describe.skipIf(POSTGRES)('EPCIS query plans (SQLite)', () => {
  */
 describe.skipIf(!POSTGRES)('EPCIS query plans (PostgreSQL)', () => {
   const planOf = (query: EpcisIndexQuery) =>
-    firstStatementPlanPostgres(db.knex, () => epcisIndexRepo.page(db.knex, query));
+    statementPlanPostgres(db.knex, epcisIndexRepo.pageStatement(db.knex, query));
   const noFullReads = (plan: string) => expect(plan).not.toMatch(/Seq Scan on (epcis_events|epcis_epcs|events)\b/);
 
   beforeAll(async () => {
@@ -103,6 +143,24 @@ describe.skipIf(!POSTGRES)('EPCIS query plans (PostgreSQL)', () => {
     await loadObjectEvents(db.knex, { endpointId: 2, count: 20_000 });
     await db.knex.raw('ANALYZE events, epcis_events, epcis_epcs');
   }, 120_000);
+
+  it('answers the bench’s MATCH_epc from the EPC index alone and each event by its id', async () => {
+    const plan = await planOf(benchMatchEpc);
+    expect(plan).toMatch(/Index Only Scan using epcis_epcs_match_idx on epcis_epcs/);
+    expect(plan).toMatch(/Index Scan using epcis_events_event_id_unique on epcis_events x/);
+    noFullReads(plan);
+  });
+
+  it('starts the bench’s EQ_bizStep&GE_eventTime where event time allows, from the bizStep and lead indexes', async () => {
+    const plan = await planOf(benchBizStep);
+    // The walk starts at the record time the event time range implies (see the SQLite case).
+    expect(plan).toMatch(
+      /Index Scan using epcis_events_bizstep_idx on epcis_events x .*\n\s+Index Cond: .*record_time >=/,
+    );
+    expect(plan).toMatch(/Index (Only )?Scan (Backward )?using epcis_events_lead_idx on epcis_events l/);
+    expect(plan).not.toMatch(/\bSort\b/);
+    noFullReads(plan);
+  });
 
   it('answers MATCH_epc from the EPC index alone and each event by its id', async () => {
     const plan = await planOf({
@@ -144,5 +202,107 @@ describe.skipIf(!POSTGRES)('EPCIS query plans (PostgreSQL)', () => {
     });
     expect(plan).toMatch(/epcis_events_time_idx on epcis_events x/);
     noFullReads(plan);
+  });
+});
+
+/**
+ * The range a query on one time implies for the other (through the endpoint's smallest and largest
+ * lead, event time minus record time) only lets the index start later: answers are those of the
+ * query's own conditions, whatever the leads. Events recorded in order, dated from long before to
+ * long after that, are queried in both orders and directions with ranges on either time.
+ */
+describe('EPCIS time ranges through the leads', () => {
+  const ENDPOINT = 7;
+  const COUNT = 240;
+  const RECORDED = 1_800_000_000_000;
+  // Deterministic spread: leads from about -12 days to +12 days, not monotonic in record time.
+  const lead = (i: number) => (((i * 7_919) % 241) - 120) * 8_640_000;
+  const events = Array.from({ length: COUNT }, (_, k) => {
+    const i = k + 1;
+    const recordTime = RECORDED + i * 1_000;
+    return { i, recordTime, eventTime: recordTime + lead(i), bizStep: i % 3 === 0 ? 'shipping' : 'receiving' };
+  });
+
+  beforeAll(async () => {
+    for (const e of events) {
+      const id = `lead${String(e.i).padStart(6, '0')}`;
+      await db.knex('events').insert({
+        id,
+        parent_id: 'leadparent',
+        route_name: 'cap',
+        endpoint_id: ENDPOINT,
+        endpoint_name: 'leads',
+        event_type: 'EpcisObject',
+        status: 'processed',
+        received_at: e.recordTime,
+        processed_at: e.recordTime,
+        principal: '',
+        source_ip: '',
+        request_id: '',
+        payload: JSON.stringify({ type: 'ObjectEvent', eventID: `urn:uuid:lead-${e.i}` }),
+      });
+      await db.knex('epcis_events').insert({
+        event_id: id,
+        endpoint_id: ENDPOINT,
+        epcis_event_id: `urn:uuid:lead-${e.i}`,
+        type: 'ObjectEvent',
+        action: 'OBSERVE',
+        event_time: e.eventTime,
+        record_time: e.recordTime,
+        biz_step: e.bizStep,
+      });
+    }
+  }, 60_000);
+
+  it('answers exactly the events in range, in order, on either time and in either direction', async () => {
+    const eventTimes = events.map((e) => e.eventTime).sort((a, b) => a - b);
+    const at = (fraction: number) => eventTimes[Math.floor(fraction * (COUNT - 1))] ?? 0;
+    const recordAt = (fraction: number) => RECORDED + Math.floor(fraction * COUNT) * 1_000;
+    let checked = 0;
+    for (const orderBy of ['recordTime', 'eventTime'] as const) {
+      for (const direction of ['asc', 'desc'] as const) {
+        for (const [from, to] of [
+          [0.1, 0.35],
+          [0.5, undefined],
+          [undefined, 0.2],
+          [0.9, 0.95],
+        ] as const) {
+          for (const onEventTime of [true, false]) {
+            for (const bizSteps of [undefined, ['shipping']]) {
+              const range = {
+                ...(from === undefined ? {} : { ge: onEventTime ? at(from) : recordAt(from) }),
+                ...(to === undefined ? {} : { lt: onEventTime ? at(to) : recordAt(to) }),
+              };
+              const query: EpcisIndexQuery = {
+                ...base,
+                endpointId: ENDPOINT,
+                orderBy,
+                direction,
+                limit: 1_000,
+                ...(bizSteps ? { bizSteps } : {}),
+                ...(onEventTime ? { eventTime: range } : { recordTime: range }),
+              };
+              const key = (e: (typeof events)[number]) => (orderBy === 'eventTime' ? e.eventTime : e.recordTime);
+              const expected = events
+                .filter((e) => {
+                  const t = onEventTime ? e.eventTime : e.recordTime;
+                  return (
+                    (range.ge === undefined || t >= range.ge) &&
+                    (range.lt === undefined || t < range.lt) &&
+                    (!bizSteps || bizSteps.includes(e.bizStep))
+                  );
+                })
+                .sort((a, b) => (key(a) - key(b) || a.i - b.i) * (direction === 'asc' ? 1 : -1))
+                .map((e) => `urn:uuid:lead-${e.i}`);
+              const { rows } = await epcisIndexRepo.page(db.knex, query);
+              const answered = rows.map((row) => (JSON.parse(row.payload) as { eventID: string }).eventID);
+              expect(answered, JSON.stringify(query)).toEqual(expected);
+              checked += expected.length;
+            }
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1_000);
   });
 });

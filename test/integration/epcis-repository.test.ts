@@ -317,6 +317,17 @@ describe('query (SPEC §17)', () => {
     expect(await only(`${key}&orderBy=eventTime&eventCountLimit=2`)).toEqual(names('a', 'b'));
   });
 
+  it('answers the repository’s recordTime, once, where the captured event carried its own', async () => {
+    const sent = object({ recordTime: '2001-01-01T00:00:00.000Z' });
+    expect((await captured([sent])).success).toBe(true);
+    const response = await fetch(`${gw.base}/site/q/events?EQ_eventID=${encodeURIComponent(sent.eventID)}`);
+    const text = await response.text();
+    expect(text.match(/"recordTime"/g)).toHaveLength(1);
+    const [event] = JSON.parse(text).epcisBody.queryResults.resultsBody.eventList;
+    expect(event.eventID).toBe(sent.eventID);
+    expect(Date.parse(event.recordTime)).toBeGreaterThan(Date.parse('2026-01-01T00:00:00Z'));
+  });
+
   it('answers Q/events/<eventID> with that one event, and 404 for an unknown one', async () => {
     const { response, body } = await query('', `site/q/events/${encodeURIComponent(set.c.eventID)}`);
     expect(response.status).toBe(200);
