@@ -18,8 +18,12 @@ export type StoredPayload = {
   payload_bytes: number | null;
 };
 
-/** Shorter payloads stay as received: a few dozen bytes do not compress enough to pay for the work. */
-const MIN_CHARS = 128;
+/**
+ * Shorter payloads stay as received. A compression call costs ~20 µs whatever its size (the
+ * encoder's setup), a tenth of a single-read POST's whole CPU, to save ~200 bytes; a batch of 50
+ * reads (~10 KB) costs ~29 µs, under a µs per read (docs/performance.md, P40).
+ */
+const MIN_CHARS = 1024;
 
 /**
  * Longer payloads stay as received: compressing happens on the main thread, where the large-body

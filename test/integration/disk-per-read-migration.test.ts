@@ -15,7 +15,8 @@ import { testDatabase } from '../helpers/test-gateway';
  */
 let dir: string;
 let db: Db;
-const migrations = { migrationSource, tableName: 'knex_migrations' };
+// Named: later migrations (the EPCIS lead index, say) stay applied while this one goes down and up.
+const migrations = { migrationSource, tableName: 'knex_migrations', name: '20261202090000_disk_per_read' };
 
 const row = (epc: string, readerId: string, antenna: number | null): InventoryRow => ({
   epc,
