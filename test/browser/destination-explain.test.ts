@@ -177,9 +177,8 @@ describe('web admin: destinations explain themselves (issue 40)', { timeout: 180
     await card.getByRole('link', { name: 'Open Yard ERP with a long name in Destinations' }).click();
     await page.getByRole('heading', { level: 1, name: 'Destinations' }).waitFor();
     const target = row('Yard ERP with a long name');
-    await page.waitForFunction(
-      `document.querySelector('.resource-table tr.selected')?.textContent.includes('Yard ERP')`,
-    );
+    // A locator, not a string predicate: the admin's CSP refuses evaluating strings.
+    await page.locator('.resource-table tr.selected', { hasText: 'Yard ERP' }).waitFor();
     expect(await target.isVisible()).toBe(true);
     // A healthy card has no error and no link; one no route feeds says so, not "Healthy".
     await goToAtAnyWidth(page, 'Dashboard');
