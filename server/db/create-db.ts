@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from '../logger';
 import { migrationSource } from './migration-source';
+import { BackgroundCheckpoints } from './sqlite-checkpoints';
 import { finalizePrepared, openState, withRawConnection, type SqliteConnection } from './sqlite-exec';
 import { WRITER_LOCK_WAIT_MS } from './writer-limits';
 
@@ -40,10 +41,9 @@ const SQLITE_PRAGMAS = [
   'PRAGMA foreign_keys = ON',
   // The write lock held elsewhere (another process, a checkpoint) is waited for this long at most.
   `PRAGMA busy_timeout = ${WRITER_LOCK_WAIT_MS}`,
-  // Checkpoint after ~40 MB of WAL instead of SQLite's ~4 MB: a page that the ingest rewrites
-  // again and again (an index's hot leaves) is copied back to the database file once per
-  // checkpoint, so fewer checkpoints copy fewer pages (docs/decisions/0017-sqlite-checkpoints-every-10000-pages.md). Durability is the
-  // WAL's and is unchanged; the WAL file grows that much larger before it is reused.
+  // The writer's own checkpoint after ~40 MB of WAL instead of SQLite's ~4 MB (decision 0017).
+  // The copying is done beside it, every second, by `BackgroundCheckpoints` (decision 0410): this
+  // one finds the pages copied and restarts the WAL. Durability is the WAL's and is unchanged.
   'PRAGMA wal_autocheckpoint = 10000',
   // The script transaction's read guard is a TEMP table written in every transaction that read
   // first (sqlite-transaction.ts): kept in memory it costs no temp file I/O (nothing durable
@@ -213,6 +213,12 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
         })
       : undefined;
   const reads = readPool?.knex ?? knex;
+  // A connection of its own, so the copying runs on another SQLite thread than the writer's.
+  const checkpointPool =
+    config.kind === 'sqlite' && config.filename !== ':memory:'
+      ? sqlitePool(config.filename, { size: 1, pragmas: SQLITE_PRAGMAS, log })
+      : undefined;
+  const checkpoints = checkpointPool ? new BackgroundCheckpoints(checkpointPool.knex, logger) : undefined;
   const migrations: Knex.MigratorConfig = { migrationSource, tableName: 'knex_migrations' };
   const db: Db = {
     knex,
@@ -226,6 +232,8 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
       await knex.migrate.rollback(migrations, true);
     },
     async close() {
+      await checkpoints?.stop();
+      await checkpointPool?.knex.destroy();
       await readPool?.finalize();
       await writer?.finalize();
       await readPool?.knex.destroy();
@@ -236,7 +244,9 @@ export async function createDb(config: DbConfig, options: { migrate?: boolean; l
     // Touch the database now so a bad path or an unreachable server fails here, not mid-request.
     await knex.raw('select 1');
     if (options.migrate !== false) await db.migrate();
+    checkpoints?.start();
   } catch (error) {
+    await checkpointPool?.knex.destroy();
     await readPool?.knex.destroy();
     await knex.destroy();
     const reason = error instanceof Error ? error.message : String(error);
