@@ -1,18 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { goTo, screenshot, signIn, startRig, type BrowserRig } from './browser';
+import { axeViolations, goTo, screenshot, sidewaysOverflow, signIn, startRig, type BrowserRig } from './browser';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, '../fixtures/readers', name), 'utf8');
-
-async function axeViolations(page: Page): Promise<{ id: string; nodes: { target: string[] }[] }[]> {
-  return page.evaluate(
-    `${AXE_SOURCE}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => ({ target: n.target })) })))`,
-  );
-}
 
 /** The history's shape drawn for the online reader: a ramp with a dip, one value per minute. */
 const SHAPE = Array.from({ length: 60 }, (_, i) => (i === 40 ? 0 : i));
@@ -67,12 +58,14 @@ describe('web admin: readers (SPEC §16)', { timeout: 180_000 }, () => {
     const silentRow = table.getByRole('row').filter({ hasText: 'fx9600-north' });
     await silentRow.getByText('Silent', { exact: true }).waitFor();
     await expect(silentRow.getByText(/^10 min ago$/).count()).resolves.toBe(1);
-    // Antenna 3 is disconnected in the heartbeat: its dot says so and is drawn red.
-    const down = silentRow.getByText('Antenna 3: disconnected', { exact: false });
+    // Antenna 3 is disconnected in the heartbeat: its dot says so and is drawn red (the list is
+    // drawn once per layout: in its column on a wide screen, under the reader on a phone).
+    const down = silentRow.getByText('Antenna 3: disconnected', { exact: false }).filter({ visible: true });
     await expect(down.count()).resolves.toBe(1);
-    await expect(silentRow.locator('li.antenna.down').count()).resolves.toBe(1);
-    const color = String(
-      await page.evaluate("getComputedStyle(document.querySelector('li.antenna.down')).backgroundColor"),
+    const downDot = silentRow.locator('li.antenna.down').filter({ visible: true });
+    await expect(downDot.count()).resolves.toBe(1);
+    const color = await downDot.evaluate(
+      (element) => element.ownerDocument.defaultView?.getComputedStyle(element).backgroundColor,
     );
     expect(color).toBe('rgb(180, 35, 35)');
     const onlineRow = table.getByRole('row').filter({ hasText: 'Gate R700' });
@@ -118,6 +111,11 @@ describe('web admin: readers (SPEC §16)', { timeout: 180_000 }, () => {
       await page.getByRole('heading', { level: 1, name: 'Readers', exact: true }).waitFor();
       await page.getByText('Silent', { exact: true }).first().waitFor();
       await screenshot(page, `readers-${width}`);
+      expect(await sidewaysOverflow(page), `readers at ${width}: sideways scroll`).toBeLessThanOrEqual(0);
+      // The disconnected antenna is on screen without scrolling the table, at every width.
+      const antennas = page.getByRole('list', { name: 'Antennas of North dock FX9600' });
+      const box = await antennas.boundingBox();
+      expect(box && box.x + box.width, `antennas at ${width}`).toBeLessThanOrEqual(width);
       expect(await axeViolations(page)).toEqual([]);
       expect(rig.problems).toEqual([]);
     });
