@@ -6,10 +6,10 @@
  * ones in parentheses), strings are single-quoted with quotes doubled (SQLite has no backslash
  * escapes; PostgreSQL has none with standard_conforming_strings, which the scripts set), and a
  * string holding NUL is written as hex bytes on SQLite (NUL would end the C string it parses) and
- * refused on PostgreSQL (its text cannot hold NUL). Nothing else is accepted, so no input can
- * become SQL.
+ * refused on PostgreSQL (its text cannot hold NUL); bytes (a `Buffer`: a BLOB, PostgreSQL `bytea`)
+ * are written as hex. Nothing else is accepted, so no input can become SQL.
  */
-export type SqlValue = string | number | boolean | null | undefined;
+export type SqlValue = string | number | boolean | Buffer | null | undefined;
 
 /** How one dialect writes a value as SQL text. */
 export type Literal = (value: SqlValue) => string;
@@ -24,6 +24,7 @@ export function sqliteLiteral(value: SqlValue): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (typeof value === 'number') return numberLiteral(value);
+  if (Buffer.isBuffer(value)) return `X'${value.toString('hex')}'`;
   if (typeof value !== 'string') throw new TypeError(`cannot render a ${typeof value} as a SQLite literal`);
   if (value.includes('\0')) return `CAST(X'${Buffer.from(value, 'utf8').toString('hex')}' AS TEXT)`;
   return `'${value.includes("'") ? value.replaceAll("'", "''") : value}'`;
@@ -38,6 +39,7 @@ export function postgresLiteral(value: SqlValue): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   if (typeof value === 'number') return numberLiteral(value);
+  if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'::bytea`;
   if (typeof value !== 'string') throw new TypeError(`cannot render a ${typeof value} as a PostgreSQL literal`);
   if (value.includes('\0')) throw new TypeError('PostgreSQL text cannot hold NUL');
   return `'${value.includes("'") ? value.replaceAll("'", "''") : value}'`;

@@ -220,7 +220,8 @@ describe('inventoryRepo.page', () => {
           inventoryRepo.page(db.knex, { endpointId: 3, limit: 17, after }),
         );
         expect(plan).toContain('tag_inventory_page_idx');
-        expect(plan).not.toContain('TEMP B-TREE');
+        // The index holds no EPC: only the rows of one lastSeen are sorted, never the whole inventory.
+        expect(plan.replace('USE TEMP B-TREE FOR LAST TERM OF ORDER BY', '')).not.toContain('TEMP B-TREE');
       }
     },
   );
