@@ -292,6 +292,16 @@ describe('the UHFTagRead snapshot (GET inventory)', () => {
     expect(items).toEqual(all.map(item));
   });
 
+  it('takes back cursors it wrote, not one whose EPC is not whole bytes of hex (the inventory compares bytes)', () => {
+    const cursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const isCursor = (text: string) => PROCESSORS.UHFTagRead.isCursor?.(text);
+    expect(isCursor(cursor([1_700_000_000_000, '3074257BF7194E4000001A85']))).toBe(true);
+    expect(isCursor(cursor([1_700_000_000_000, '3074257bf7194e4000001a85']))).toBe(true);
+    expect(isCursor(cursor([1_700_000_000_000, 'not hex']))).toBe(false);
+    expect(isCursor(cursor([1_700_000_000_000, 'ABC']))).toBe(false);
+    expect(isCursor(cursor([1_700_000_000_000, '']))).toBe(false);
+  });
+
   it('a page that holds exactly the last rows has no next cursor, and an empty one is empty', async () => {
     expect(JSON.parse(await snapshot({ limit: all.length }))).toEqual({ items: all.map(item), nextCursor: null });
     expect(await snapshot({ endpointId: 99 })).toBe('{"items":[],"nextCursor":null}');
