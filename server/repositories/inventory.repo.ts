@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { sqliteObjectsViaJson, type JsonField, type JsonObjects } from '../db/sqlite-json-objects';
 import { jsonRowsSql, type JsonRowsShape } from '../db/sqlite-json-rows';
 import type { WriteBatch } from '../db/write-batch';
+import { SqlBytes } from '../db/sql-literal';
 
 /**
  * One EPC's row of the live tag inventory (UHFTagRead), per endpoint: what the dedup step
@@ -322,7 +323,7 @@ export const inventoryRepo = {
     }
     const batch = rows.map((row) => ({
       endpoint_id: endpointId,
-      epc: epcBytes(row.epc),
+      epc: new SqlBytes(row.epc),
       epc_uri: row.epcUri,
       epc_uri_hash: uriHash(row.epcUri),
       tid: row.tid,

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../../server/db';
-import { inlineBindings, postgresLiteral, sqliteLiteral, valuesInsert } from '../../../server/db/sql-literal';
+import {
+  boundValue,
+  inlineBindings,
+  postgresLiteral,
+  SqlBytes,
+  sqliteLiteral,
+  valuesInsert,
+} from '../../../server/db/sql-literal';
 
 const sqliteValuesInsert = valuesInsert.bind(null, sqliteLiteral);
 const sqliteInline = (sql: string, bindings: readonly unknown[]) => inlineBindings(sqliteLiteral, sql, bindings);
@@ -30,10 +37,20 @@ describe('sqliteLiteral', () => {
     expect(sqliteLiteral('a\0b')).toBe("CAST(X'610062' AS TEXT)");
   });
 
-  it('writes bytes as a BLOB literal, and PostgreSQL as bytea', () => {
-    expect(sqliteLiteral(Buffer.from('00AAff', 'hex'))).toBe("X'00aaff'");
-    expect(sqliteLiteral(Buffer.alloc(0))).toBe("X''");
-    expect(postgresLiteral(Buffer.from('00AAff', 'hex'))).toBe("'\\x00aaff'::bytea");
+  it('writes bytes as a BLOB literal, and PostgreSQL as bytea; bound, they are a Buffer', () => {
+    expect(sqliteLiteral(new SqlBytes('00AAff'))).toBe("X'00AAff'");
+    expect(sqliteLiteral(new SqlBytes(''))).toBe("X''");
+    expect(postgresLiteral(new SqlBytes('00AAff'))).toBe("'\\x00AAff'::bytea");
+    expect(boundValue(new SqlBytes('00AAff'))).toEqual(Buffer.from([0, 0xaa, 0xff]));
+    expect(boundValue('00AAff')).toBe('00AAff');
+  });
+
+  it('refuses bytes whose text is not whole bytes of hex: nothing else reaches the SQL', () => {
+    for (const hex of ["AA'); DROP TABLE t; --", 'ABC', 'GG', ' AA', 'AA\n']) {
+      expect(() => sqliteLiteral(new SqlBytes(hex))).toThrow(TypeError);
+      expect(() => postgresLiteral(new SqlBytes(hex))).toThrow(TypeError);
+      expect(() => boundValue(new SqlBytes(hex))).toThrow(TypeError);
+    }
   });
 });
 
@@ -105,7 +122,7 @@ describe('literals round-trip through SQLite unchanged', () => {
   ];
 
   it('stores each string, and its bytes, exactly as bound parameters would', async () => {
-    const rows = hostile.map((v, k) => ({ k, v, n: k / 4, b: Buffer.from(v) }));
+    const rows = hostile.map((v, k) => ({ k, v, n: k / 4, b: new SqlBytes(Buffer.from(v).toString('hex')) }));
     const connection = (await db.knex.client.acquireConnection()) as {
       exec(sql: string, cb: (error: Error | null) => void): void;
     };
@@ -119,7 +136,7 @@ describe('literals round-trip through SQLite unchanged', () => {
       await db.knex.client.releaseConnection(connection);
     }
     const stored = (await db.knex('t').orderBy('k')) as { k: number; v: string; n: number; b: Buffer }[];
-    expect(stored).toEqual(rows);
+    expect(stored).toEqual(rows.map((row) => ({ ...row, b: Buffer.from(row.v) })));
     // The table is still there: nothing in a value ran as SQL.
     expect(await db.knex('t').count({ c: '*' })).toEqual([{ c: hostile.length }]);
   });
