@@ -63,8 +63,8 @@ const INVENTORY_COLUMNS = INVENTORY_KEYS.map((key) => INVENTORY_COLUMN[key]);
 /**
  * `epc` holds the EPC's bytes (a BLOB, PostgreSQL `bytea`): half its hex text in the row, the key
  * and the page index (docs/decisions/0384-inventory-epc-as-bytes.md). Every stored EPC is whole
- * bytes of upper-case hex (`hexProblem`), so the bytes give the text back exactly; what is
- * written and compared is `epcBytes`, what is read is `epc` as upper-case hex text.
+ * bytes of upper-case hex (`hexProblem`), so the bytes give the text back exactly. Rows are
+ * written with `SqlBytes` of the hex, filters bind `epcBytes`, and reads select the hex text.
  */
 const epcBytes = (hex: string): Buffer => Buffer.from(hex, 'hex');
 
