@@ -25,6 +25,7 @@ const BOTH_DATABASES = [
   'test/integration/destination-actions.test.ts',
   'test/integration/inventory-admin.test.ts',
   'test/integration/disk-per-read-migration.test.ts',
+  'test/integration/inventory-epc-bytes-migration.test.ts',
 ];
 
 export default defineConfig({

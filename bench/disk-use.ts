@@ -7,6 +7,8 @@ export interface TableBytes {
   tableBytes: number;
   /** All its indexes together. */
   indexBytes: number;
+  /** Each b-tree of the table (its own and every index's), largest first. */
+  trees: { name: string; bytes: number }[];
 }
 
 export interface DiskUse {
@@ -47,11 +49,13 @@ export async function diskUse(file: string): Promise<DiskUse> {
     const tables = new Map<string, TableBytes>();
     for (const row of rows) {
       const table = row.tbl ?? row.name;
-      const entry = tables.get(table) ?? { table, tableBytes: 0, indexBytes: 0 };
+      const entry = tables.get(table) ?? { table, tableBytes: 0, indexBytes: 0, trees: [] };
       if (row.type === 'index') entry.indexBytes += row.bytes;
       else entry.tableBytes += row.bytes;
+      entry.trees.push({ name: row.name, bytes: row.bytes });
       tables.set(table, entry);
     }
+    for (const entry of tables.values()) entry.trees.sort((a, b) => b.bytes - a.bytes);
     const list = [...tables.values()].sort((a, b) => b.tableBytes + b.indexBytes - (a.tableBytes + a.indexBytes));
     return {
       tables: list,
@@ -71,5 +75,10 @@ export function diskUseText(use: DiskUse, top = 5): string {
     .slice(0, top)
     .map((t) => `${t.table} ${per(t.tableBytes + t.indexBytes)} B (indexes ${per(t.indexBytes)})`)
     .join(', ');
-  return `${per(use.totalBytes)} B per distinct read at rest (${reads} reads): ${tables}`;
+  const trees = use.tables
+    .slice(0, 2)
+    .flatMap((t) => t.trees.filter((tree) => tree.bytes >= reads))
+    .map((tree) => `${tree.name} ${(reads > 0 ? tree.bytes / reads : 0).toFixed(1)} B`)
+    .join(', ');
+  return `${per(use.totalBytes)} B per distinct read at rest (${reads} reads): ${tables}\n  b-trees: ${trees}`;
 }

@@ -11,6 +11,7 @@ import * as epcisRepository from '../../migrations/20261201090000_epcis_reposito
 import * as readers from '../../migrations/20261201090000_readers';
 import * as diskPerRead from '../../migrations/20261202090000_disk_per_read';
 import * as epcisTimeLead from '../../migrations/20261202090000_epcis_time_lead';
+import * as inventoryEpcBytes from '../../migrations/20261203090000_inventory_epc_bytes';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261201090000_readers', module: readers },
   { name: '20261202090000_disk_per_read', module: diskPerRead },
   { name: '20261202090000_epcis_time_lead', module: epcisTimeLead },
+  { name: '20261203090000_inventory_epc_bytes', module: inventoryEpcBytes },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

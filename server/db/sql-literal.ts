@@ -6,10 +6,32 @@
  * ones in parentheses), strings are single-quoted with quotes doubled (SQLite has no backslash
  * escapes; PostgreSQL has none with standard_conforming_strings, which the scripts set), and a
  * string holding NUL is written as hex bytes on SQLite (NUL would end the C string it parses) and
- * refused on PostgreSQL (its text cannot hold NUL). Nothing else is accepted, so no input can
- * become SQL.
+ * refused on PostgreSQL (its text cannot hold NUL); bytes (`SqlBytes`) are written as hex once
+ * their text is checked to be hex. Nothing else is accepted, so no input can become SQL.
  */
-export type SqlValue = string | number | boolean | null | undefined;
+export type SqlValue = string | number | boolean | SqlBytes | null | undefined;
+
+/**
+ * Bytes, given as their hex text: a BLOB on SQLite, `bytea` on PostgreSQL. Kept as text, so a value
+ * that arrives as hex (an EPC) becomes its literal without a `Buffer` in between, which cost the
+ * main thread more than the rest of the row's literal (docs/decisions/0384-inventory-epc-as-bytes.md);
+ * bound through Knex it goes as a `Buffer` (`boundValue`).
+ */
+export class SqlBytes {
+  constructor(readonly hex: string) {}
+}
+
+const WHOLE_BYTES_OF_HEX = /^(?:[0-9A-Fa-f]{2})*$/;
+
+/** The hex text of `bytes`, refused unless it is whole bytes of hex digits (nothing else can end up in SQL). */
+function checkedHex(bytes: SqlBytes): string {
+  if (!WHOLE_BYTES_OF_HEX.test(bytes.hex)) throw new TypeError('bytes must be given as whole bytes of hex');
+  return bytes.hex;
+}
+
+/** A value as a driver binds it: `SqlBytes` as a `Buffer`, the rest as they are. */
+export const boundValue = (value: SqlValue): Exclude<SqlValue, SqlBytes> | Buffer =>
+  value instanceof SqlBytes ? Buffer.from(checkedHex(value), 'hex') : value;
 
 /** How one dialect writes a value as SQL text. */
 export type Literal = (value: SqlValue) => string;
@@ -24,6 +46,7 @@ export function sqliteLiteral(value: SqlValue): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (typeof value === 'number') return numberLiteral(value);
+  if (value instanceof SqlBytes) return `X'${checkedHex(value)}'`;
   if (typeof value !== 'string') throw new TypeError(`cannot render a ${typeof value} as a SQLite literal`);
   if (value.includes('\0')) return `CAST(X'${Buffer.from(value, 'utf8').toString('hex')}' AS TEXT)`;
   return `'${value.includes("'") ? value.replaceAll("'", "''") : value}'`;
@@ -38,6 +61,7 @@ export function postgresLiteral(value: SqlValue): string {
   if (value === null || value === undefined) return 'NULL';
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   if (typeof value === 'number') return numberLiteral(value);
+  if (value instanceof SqlBytes) return `'\\x${checkedHex(value)}'::bytea`;
   if (typeof value !== 'string') throw new TypeError(`cannot render a ${typeof value} as a PostgreSQL literal`);
   if (value.includes('\0')) throw new TypeError('PostgreSQL text cannot hold NUL');
   return `'${value.includes("'") ? value.replaceAll("'", "''") : value}'`;

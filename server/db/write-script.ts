@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { Queryable } from './queryable';
 import {
+  boundValue,
   inlineBindings,
+  SqlBytes,
   sqliteLiteral,
   valuesInsert,
   type Literal,
@@ -42,10 +44,16 @@ export function knexStatements(db: Queryable, writes: readonly Write[]): WriteQu
   );
 }
 
+/** `rows` as the driver binds them (`SqlBytes` as a `Buffer`). */
+const boundRows = (rows: readonly WriteRow[]) =>
+  rows.some((row) => Object.values(row).some((value) => value instanceof SqlBytes))
+    ? rows.map((row) => Object.fromEntries(Object.entries(row).map(([column, value]) => [column, boundValue(value)])))
+    : rows;
+
 function knexInserts(db: Queryable, table: string, rows: readonly WriteRow[], onConflict?: OnConflict) {
   const queries: WriteQuery[] = [];
   for (let start = 0; start < rows.length; start += KNEX_INSERT_CHUNK) {
-    const insert = db(table).insert(rows.slice(start, start + KNEX_INSERT_CHUNK));
+    const insert = db(table).insert(boundRows(rows.slice(start, start + KNEX_INSERT_CHUNK)));
     if (!onConflict) queries.push(insert);
     else if (onConflict.then === 'merge') queries.push(insert.onConflict([...onConflict.columns]).merge());
     else queries.push(insert.onConflict([...onConflict.columns]).ignore());

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { sqliteObjectsViaJson, type JsonField, type JsonObjects } from '../db/sqlite-json-objects';
 import { jsonRowsSql, type JsonRowsShape } from '../db/sqlite-json-rows';
 import type { WriteBatch } from '../db/write-batch';
+import { SqlBytes } from '../db/sql-literal';
 
 /**
  * One EPC's row of the live tag inventory (UHFTagRead), per endpoint: what the dedup step
@@ -59,17 +60,39 @@ const toInventory = (row: StoredInventoryRow): InventoryRow => ({
 const INVENTORY_KEYS = Object.keys(INVENTORY_COLUMN) as (keyof InventoryRow)[];
 const INVENTORY_COLUMNS = INVENTORY_KEYS.map((key) => INVENTORY_COLUMN[key]);
 
+/**
+ * `epc` holds the EPC's bytes (a BLOB, PostgreSQL `bytea`): half its hex text in the row, the key
+ * and the page index (docs/decisions/0384-inventory-epc-as-bytes.md). Every stored EPC is whole
+ * bytes of upper-case hex (`hexProblem`), so the bytes give the text back exactly. Rows are
+ * written with `SqlBytes` of the hex, filters bind `epcBytes`, and reads select the hex text.
+ */
+const epcBytes = (hex: string): Buffer => Buffer.from(hex, 'hex');
+
+/** The select list entry that reads `column`: the EPC as its upper-case hex, the rest as stored. */
+function selected(db: Queryable, dialect: 'sqlite' | 'postgres', column: string): string | Knex.Raw {
+  if (column !== 'epc') return column;
+  const hex = dialect === 'sqlite' ? 'hex(??)' : "upper(encode(??, 'hex'))";
+  return db.raw(`${hex} as ??`, ['tag_inventory.epc', 'epc']);
+}
+
 const IN_CHUNK = 500;
 
 /**
  * The snapshot's order, newest sighting first, ties by EPC descending: `tag_inventory_page_idx`
- * (endpoint_id, last_seen, epc) read backwards, so a page needs no sort, and every new sighting
- * goes to the end of the index, which keeps its pages full
- * (docs/decisions/0383-inventory-indexes-that-pay.md).
+ * read backwards, so every new sighting goes to the end of the index, which keeps its pages full
+ * (docs/decisions/0383-inventory-indexes-that-pay.md). On PostgreSQL the index is (endpoint_id,
+ * last_seen, epc) and a page needs no sort; SQLite's is (endpoint_id, last_seen), and SQLite sorts
+ * the rows of one `last_seen` only (docs/decisions/0384-inventory-epc-as-bytes.md). The EPC's
+ * bytes sort as its upper-case hex does. These are the names of the selected columns (the EPC as
+ * hex); `PAGE_KEY` orders the rows themselves.
  */
 const PAGE_ORDER = [
   { column: 'last_seen', order: 'desc' },
   { column: 'epc', order: 'desc' },
+] as const;
+const PAGE_KEY = [
+  { column: 'tag_inventory.last_seen', order: 'desc' },
+  { column: 'tag_inventory.epc', order: 'desc' },
 ] as const;
 
 export interface InventoryFilter {
@@ -94,6 +117,8 @@ export interface InventoryFilter {
 const URI_HASH_INDEX = 'tag_inventory_uri_hash_idx';
 const uriHash = (uri: string): number => fnv30(uri);
 
+const pageColumns = (db: Queryable) => INVENTORY_COLUMNS.map((column) => selected(db, dialectOf(db), column));
+
 /** The page's rows, filtered and in `PAGE_ORDER`, before the SELECT list. */
 function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
   // An EPC URI names one tag (or a few: the URI leaves out the filter value). Without statistics
@@ -107,9 +132,9 @@ function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
   const query = db
     .from(table)
     .where('endpoint_id', filter.endpointId)
-    .orderBy([...PAGE_ORDER])
+    .orderBy([...PAGE_KEY])
     .limit(filter.limit);
-  if (filter.epc !== undefined) void query.where('epc', filter.epc);
+  if (filter.epc !== undefined) void query.where('tag_inventory.epc', epcBytes(filter.epc));
   if (filter.epcUri !== undefined)
     void query.where('epc_uri_hash', uriHash(filter.epcUri)).where('epc_uri', filter.epcUri);
   if (filter.readerId !== undefined) void query.where('reader_id', filter.readerId);
@@ -121,7 +146,7 @@ function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
     // `last_seen <= L` says nothing the OR does not, but it is a range the page index can seek
     // to; with the OR alone the database would scan from the newest row for every later page.
     void query.where('last_seen', '<=', after.lastSeen).where((q) => {
-      void q.where('last_seen', '<', after.lastSeen).orWhere('epc', '<', after.epc);
+      void q.where('last_seen', '<', after.lastSeen).orWhere('tag_inventory.epc', '<', epcBytes(after.epc));
     });
   }
   return query;
@@ -213,10 +238,10 @@ const stateInventoryRow = (v: unknown[]): InventoryRow => ({
   readCount: num(v[8]),
 });
 
-/** `loadState` on SQLite; bindings: endpoint id, EPCs as a JSON array. */
+/** `loadState` on SQLite; bindings: endpoint id, EPCs (hex) as a JSON array. */
 const SQLITE_STATE_SQL = jsonRowsSql(
-  `SELECT ${STATE_COLUMNS.join(', ')} FROM tag_inventory` +
-    ` WHERE endpoint_id = ? AND epc IN (SELECT value FROM json_each(?))`,
+  `SELECT ${STATE_COLUMNS.map((column) => (column === 'epc' ? 'hex(epc) AS epc' : column)).join(', ')}` +
+    ' FROM tag_inventory WHERE endpoint_id = ? AND epc IN (SELECT unhex(value) FROM json_each(?))',
   STATE_SHAPE,
 );
 
@@ -272,8 +297,8 @@ export const inventoryRepo = {
         tx
           .sql('tag_inventory')
           .where('endpoint_id', endpointId)
-          .whereIn('epc', epcs.slice(start, start + IN_CHUNK))
-          .select(...STATE_COLUMNS),
+          .whereIn('epc', epcs.slice(start, start + IN_CHUNK).map(epcBytes))
+          .select(STATE_COLUMNS.map((column) => selected(tx.sql, tx.dialect, column))),
       );
       for (const row of rows) {
         inventory.push(toInventory(row));
@@ -298,7 +323,7 @@ export const inventoryRepo = {
     }
     const batch = rows.map((row) => ({
       endpoint_id: endpointId,
-      epc: row.epc,
+      epc: new SqlBytes(row.epc),
       epc_uri: row.epcUri,
       epc_uri_hash: uriHash(row.epcUri),
       tid: row.tid,
@@ -318,7 +343,7 @@ export const inventoryRepo = {
    * reads `pageJson`, and this is the same page for callers that want rows).
    */
   async page(db: Queryable, filter: InventoryFilter): Promise<InventoryRow[]> {
-    return (await pageQuery(db, filter).select<StoredInventoryRow[]>(...INVENTORY_COLUMNS)).map(toInventory);
+    return (await pageQuery(db, filter).select<StoredInventoryRow[]>(pageColumns(db))).map(toInventory);
   },
 
   /**
@@ -331,6 +356,6 @@ export const inventoryRepo = {
     fields: readonly JsonField<InventoryColumn>[],
     keep: number,
   ): Promise<JsonObjects> {
-    return sqliteObjectsViaJson(db, pageQuery(db, filter).select(...INVENTORY_COLUMNS), fields, PAGE_ORDER, keep);
+    return sqliteObjectsViaJson(db, pageQuery(db, filter).select(pageColumns(db)), fields, PAGE_ORDER, keep);
   },
 };

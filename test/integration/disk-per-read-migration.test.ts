@@ -15,8 +15,10 @@ import { testDatabase } from '../helpers/test-gateway';
  */
 let dir: string;
 let db: Db;
-// Named: later migrations (the EPCIS lead index, say) stay applied while this one goes down and up.
+// Named: later migrations (the EPCIS lead index, say) stay applied while this one goes down and up;
+// the inventory's EPC bytes, which convert the rows this one writes, go down first and up last.
 const migrations = { migrationSource, tableName: 'knex_migrations', name: '20261202090000_disk_per_read' };
+const epcBytes = { migrationSource, tableName: 'knex_migrations', name: '20261203090000_inventory_epc_bytes' };
 
 const row = (epc: string, readerId: string, antenna: number | null): InventoryRow => ({
   epc,
@@ -93,12 +95,14 @@ afterAll(async () => {
 
 describe('the disk-per-read migration', () => {
   it('folds dedup rows into the inventory, hashes the URIs, and unfolds them again on the way down', async () => {
+    await db.knex.migrate.down(epcBytes);
     await db.knex.migrate.down(migrations);
     await db.knex('tag_inventory').insert([stored(1, one), stored(1, two), stored(2, one)]);
     await db.knex('tag_dedup').insert(dedupRows([...dedup, orphan]));
     await db.knex('events').insert(event('01JMIGRATE0000000000000001', batch));
 
     await db.knex.migrate.up(migrations);
+    await db.knex.migrate.up(epcBytes);
     const state = await inventoryRepo.loadState(new WriteBatch(db.knex), 1, [one.epc, two.epc, 'AA99']);
     expect([...state.inventory].sort((a, b) => a.epc.localeCompare(b.epc))).toEqual([one, two]);
     expect(state.lastCounted).toEqual(new Map(dedup.filter(([e]) => e === 1).map(([, key, at]) => [key, at])));
@@ -118,6 +122,7 @@ describe('the disk-per-read migration', () => {
     const compressed = await db.knex('events').where('id', '01JMIGRATE0000000000000002').first('payload_bytes');
     expect(Number(compressed?.payload_bytes)).toBe(Buffer.byteLength(batch));
 
+    await db.knex.migrate.down(epcBytes);
     await db.knex.migrate.down(migrations);
     const back = await db
       .knex('tag_dedup')
@@ -139,6 +144,7 @@ describe('the disk-per-read migration', () => {
     expect(await db.knex('events').orderBy('id').pluck('payload')).toEqual([batch, batch]);
 
     await db.knex.migrate.up(migrations);
+    await db.knex.migrate.up(epcBytes);
     expect((await eventsRepo.findById(db.knex, '01JMIGRATE0000000000000002'))?.payload).toBe(batch);
   });
 });

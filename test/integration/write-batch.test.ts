@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
+import { SqlBytes } from '../../server/db/sql-literal';
 import { WriteBatch } from '../../server/db/write-batch';
 import { testDatabase } from '../helpers/test-gateway';
 
@@ -16,10 +17,15 @@ beforeAll(async () => {
     t.integer('k').primary();
     t.text('v');
   });
+  await db.knex.schema.createTable('wb_bytes', (t) => {
+    t.integer('k').primary();
+    t.binary('b');
+  });
 });
 
 afterAll(async () => {
   await db.knex.schema.dropTableIfExists('wb');
+  await db.knex.schema.dropTableIfExists('wb_bytes');
   await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -99,6 +105,28 @@ describe('WriteBatch', () => {
       { k: 2, v: 'kept' },
       { k: 3, v: null },
     ]);
+  });
+
+  it('stores bytes exactly, in a script and bound through Knex', async () => {
+    const hex = ['', '00', '00FF10', 'DEADbeef'.repeat(31)];
+    const script = new WriteBatch(db.knex);
+    script.insertRows(
+      'wb_bytes',
+      hex.map((h, k) => ({ k, b: new SqlBytes(h) })),
+    );
+    await script.send();
+    // A value with no literal form sends the whole batch through Knex, bytes bound as a Buffer.
+    const bound = new WriteBatch(db.knex);
+    bound.add(db.knex('wb').insert({ k: 1, v: new Date(0) as unknown as string }));
+    bound.insertRows(
+      'wb_bytes',
+      hex.map((h, k) => ({ k: 100 + k, b: new SqlBytes(h) })),
+    );
+    await bound.send();
+    const stored = (await db.knex('wb_bytes').orderBy('k')) as { k: number; b: Buffer }[];
+    expect(stored.map((row) => row.b.toString('hex').toUpperCase())).toEqual(
+      [...hex, ...hex].map((h) => h.toUpperCase()),
+    );
   });
 
   it('inserts more rows than one statement binds', async () => {

@@ -47,7 +47,13 @@ describe('inventory updates across instances on PostgreSQL', () => {
           Array.from({ length: 15 }, (_, round) => store(db, round, k === 0 ? epcs : [...epcs].reverse())),
         ),
       );
-      const rows = await a.knex('tag_inventory').whereIn('epc', epcs).select<{ read_count: unknown }[]>('read_count');
+      const rows = await a
+        .knex('tag_inventory')
+        .whereIn(
+          'epc',
+          epcs.map((epc) => Buffer.from(epc, 'hex')),
+        )
+        .select<{ read_count: unknown }[]>('read_count');
       expect(rows.map((row) => Number(row.read_count))).toEqual(epcs.map(() => 30));
     } finally {
       await Promise.all([a.close(), b.close()]);

@@ -144,9 +144,10 @@ describe('several gateway instances on one PostgreSQL database', () => {
       expect(events.rows).toHaveLength(ids.length);
       expect(events.rows.every((row: { status: string }) => row.status === 'processed')).toBe(true);
       // Processed exactly once: every EPC counted once in the shared inventory.
-      const inventory = await db.query('select epc, read_count from tag_inventory where epc = any($1)', [
-        [...acknowledged.values()],
-      ]);
+      const inventory = await db.query(
+        "select epc, read_count from tag_inventory where upper(encode(epc, 'hex')) = any($1)",
+        [[...acknowledged.values()]],
+      );
       expect(inventory.rows).toHaveLength(acknowledged.size);
       expect(inventory.rows.filter((row: { read_count: number }) => row.read_count !== 1)).toEqual([]);
     } finally {

@@ -19,6 +19,7 @@ import {
 } from '../processor';
 import { Slices } from '../../slices';
 import {
+  hexProblem,
   normalizeEpcFilter,
   normalizeUhfBody,
   ReaderActivities,
@@ -33,12 +34,20 @@ import { parseInstant } from './snapshot-support';
 const encodeCursor = (lastSeen: number, epc: string): string =>
   Buffer.from(JSON.stringify([lastSeen, epc])).toString('base64url');
 
-/** The keyset of the last item shown, or undefined when `cursor` is not one `encodeCursor` wrote. */
+/**
+ * The keyset of the last item shown, or undefined when `cursor` is not one `encodeCursor` wrote
+ * (its EPC is an EPC: the inventory compares it as bytes).
+ */
 function decodeCursor(cursor: string): { lastSeen: number; epc: string } | undefined {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && Number.isSafeInteger(value[0]) && typeof value[1] === 'string')
-      return { lastSeen: value[0] as number, epc: value[1] };
+    if (
+      Array.isArray(value) &&
+      Number.isSafeInteger(value[0]) &&
+      typeof value[1] === 'string' &&
+      hexProblem(value[1]) === null
+    )
+      return { lastSeen: value[0] as number, epc: value[1].toUpperCase() };
   } catch {
     // not JSON: not ours
   }

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../../server/db';
-import { inlineBindings, sqliteLiteral, valuesInsert } from '../../../server/db/sql-literal';
+import {
+  boundValue,
+  inlineBindings,
+  postgresLiteral,
+  SqlBytes,
+  sqliteLiteral,
+  valuesInsert,
+} from '../../../server/db/sql-literal';
 
 const sqliteValuesInsert = valuesInsert.bind(null, sqliteLiteral);
 const sqliteInline = (sql: string, bindings: readonly unknown[]) => inlineBindings(sqliteLiteral, sql, bindings);
@@ -28,6 +35,22 @@ describe('sqliteLiteral', () => {
   it('doubles quotes and writes NUL-bearing strings as hex', () => {
     expect(sqliteLiteral("it's")).toBe("'it''s'");
     expect(sqliteLiteral('a\0b')).toBe("CAST(X'610062' AS TEXT)");
+  });
+
+  it('writes bytes as a BLOB literal, and PostgreSQL as bytea; bound, they are a Buffer', () => {
+    expect(sqliteLiteral(new SqlBytes('00AAff'))).toBe("X'00AAff'");
+    expect(sqliteLiteral(new SqlBytes(''))).toBe("X''");
+    expect(postgresLiteral(new SqlBytes('00AAff'))).toBe("'\\x00AAff'::bytea");
+    expect(boundValue(new SqlBytes('00AAff'))).toEqual(Buffer.from([0, 0xaa, 0xff]));
+    expect(boundValue('00AAff')).toBe('00AAff');
+  });
+
+  it('refuses bytes whose text is not whole bytes of hex: nothing else reaches the SQL', () => {
+    for (const hex of ["AA'); DROP TABLE t; --", 'ABC', 'GG', ' AA', 'AA\n']) {
+      expect(() => sqliteLiteral(new SqlBytes(hex))).toThrow(TypeError);
+      expect(() => postgresLiteral(new SqlBytes(hex))).toThrow(TypeError);
+      expect(() => boundValue(new SqlBytes(hex))).toThrow(TypeError);
+    }
   });
 });
 
@@ -65,7 +88,7 @@ describe('sqliteInline', () => {
     expect(() => sqliteInline('select ?, ?', [1])).toThrow(TypeError);
     expect(() => sqliteInline('select ?', [1, 2])).toThrow(TypeError);
     expect(() => sqliteInline('select ?', [new Date(0)])).toThrow(TypeError);
-    expect(() => sqliteInline('select ?', [Buffer.from('a')])).toThrow(TypeError);
+    expect(() => sqliteInline('select ?', [new Uint8Array([1])])).toThrow(TypeError);
   });
 });
 
@@ -75,7 +98,7 @@ describe('literals round-trip through SQLite unchanged', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'gateway-literal-'));
     db = await createDb({ kind: 'sqlite', filename: join(dir, 'literal.db') }, { migrate: false });
-    await db.knex.raw('CREATE TABLE t (k INTEGER, v TEXT, n REAL)');
+    await db.knex.raw('CREATE TABLE t (k INTEGER, v TEXT, n REAL, b BLOB)');
   });
   afterAll(async () => {
     await db.close();
@@ -98,20 +121,22 @@ describe('literals round-trip through SQLite unchanged', () => {
     "ends with quote'",
   ];
 
-  it('stores each string exactly as bound parameters would', async () => {
-    const rows = hostile.map((v, k) => ({ k, v, n: k / 4 }));
+  it('stores each string, and its bytes, exactly as bound parameters would', async () => {
+    const rows = hostile.map((v, k) => ({ k, v, n: k / 4, b: new SqlBytes(Buffer.from(v).toString('hex')) }));
     const connection = (await db.knex.client.acquireConnection()) as {
       exec(sql: string, cb: (error: Error | null) => void): void;
     };
     try {
       await new Promise<void>((resolve, reject) =>
-        connection.exec(sqliteValuesInsert('t', ['k', 'v', 'n'], rows), (error) => (error ? reject(error) : resolve())),
+        connection.exec(sqliteValuesInsert('t', ['k', 'v', 'n', 'b'], rows), (error) =>
+          error ? reject(error) : resolve(),
+        ),
       );
     } finally {
       await db.knex.client.releaseConnection(connection);
     }
-    const stored = (await db.knex('t').orderBy('k')) as { k: number; v: string; n: number }[];
-    expect(stored).toEqual(rows);
+    const stored = (await db.knex('t').orderBy('k')) as { k: number; v: string; n: number; b: Buffer }[];
+    expect(stored).toEqual(rows.map((row) => ({ ...row, b: Buffer.from(row.v) })));
     // The table is still there: nothing in a value ran as SQL.
     expect(await db.knex('t').count({ c: '*' })).toEqual([{ c: hostile.length }]);
   });
