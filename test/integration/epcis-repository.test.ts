@@ -328,6 +328,32 @@ describe('query (SPEC §17)', () => {
     expect(Date.parse(event.recordTime)).toBeGreaterThan(Date.parse('2026-01-01T00:00:00Z'));
   });
 
+  it('answers each event of a page as captured, those stored compressed (over 1 KiB) among the others', async () => {
+    // Two events of 60 EPCs each (stored compressed) between events stored as received, on one page.
+    const many = (lot: number) => Array.from({ length: 60 }, (_, i) => `urn:epc:id:sgtin:9520009.00000${lot}.${i}`);
+    const sent = [object(), object({ epcList: many(1) }), object(), object({ epcList: many(2) })];
+    expect((await captured(sent)).success).toBe(true);
+    const stored = await gw.gateway.db
+      .knex('events')
+      .where('event_type', 'EpcisObject')
+      .whereNotNull('payload_bytes')
+      .select('id');
+    expect(stored.length).toBeGreaterThanOrEqual(2);
+    for (const order of ['', '&orderDirection=DESC']) {
+      const eventIds = sent.map((event) => encodeURIComponent(event.eventID)).join(',');
+      const { body } = await query(`EQ_eventID=${eventIds}&orderBy=recordTime${order}`);
+      const answered = body.epcisBody.queryResults.resultsBody.eventList.map(
+        ({ recordTime, ...event }: Record<string, unknown>) => {
+          expect(recordTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+          return event;
+        },
+      );
+      // Each stored event carries its document's @context.
+      const expected = sent.map((event) => ({ '@context': CONTEXT, ...event }));
+      expect(answered).toEqual(order ? expected.reverse() : expected);
+    }
+  });
+
   it('answers Q/events/<eventID> with that one event, and 404 for an unknown one', async () => {
     const { response, body } = await query('', `site/q/events/${encodeURIComponent(set.c.eventID)}`);
     expect(response.status).toBe(200);
