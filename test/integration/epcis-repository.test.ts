@@ -416,6 +416,23 @@ describe('paging (SPEC §17)', () => {
     expect(fresh.response.headers.get('link')).not.toBeNull();
   });
 
+  it('ends at eventCountLimit on a page shorter than perPage, without a next page', async () => {
+    const events = Array.from({ length: 6 }, (_, k) => object({ eventTime: `2028-02-01T00:00:0${k}.000Z` }));
+    await captured(events);
+    const eventIds = events.map((event) => encodeURIComponent(event.eventID)).join(',');
+    const pages: string[][] = [];
+    let next: string | null =
+      `${gw.base}/site/q/events?EQ_eventID=${eventIds}&orderBy=eventTime&eventCountLimit=5&perPage=2`;
+    while (next) {
+      const response: Response = await fetch(next);
+      pages.push(ids(await json(response)));
+      const target = /^<(\/GWENDPOINTAPI\/[^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+      next = target ? `${origin}${target}` : null;
+    }
+    const sent = events.map((event) => event.eventID);
+    expect(pages).toEqual([sent.slice(0, 2), sent.slice(2, 4), sent.slice(4, 5)]);
+  });
+
   it('refuses a token sent with other parameters, perPage included', async () => {
     const { response } = await query('perPage=1');
     const link = response.headers.get('link') ?? '';
