@@ -231,7 +231,8 @@ function pageQuery(db: Queryable, q: EpcisIndexQuery): Knex.QueryBuilder {
       { column: time, order: q.direction },
       { column: 'x.seq', order: q.direction },
     ])
-    .limit(q.limit);
+    // On PostgreSQL the limit is part of the text, so the kept statement's generic plan fits (see `pageRows`).
+    .limit(q.limit, { skipBinding: !sqlite });
   const byEpc = q.matches.length > 0;
   void query.whereRaw(`${byEpc ? unindexed('x.endpoint_id') : 'x.endpoint_id'} = ?`, [q.endpointId]);
   // A later page reads the rows its first page saw; a first page says which those were.
@@ -270,59 +271,70 @@ function keptName(sql: string): string | undefined {
   return name;
 }
 
-/** node-postgres's client as far as a named statement goes. */
+/** node-postgres's client as far as a page statement goes (`name` keeps it prepared). */
 interface PostgresClient {
-  query(config: { name: string; text: string; values: readonly unknown[] }): Promise<{ rows: PageRow[] }>;
+  query(config: { name?: string; text: string; values: readonly unknown[] }): Promise<{ rows: PageText[] }>;
 }
 
 /**
- * Runs a page's SELECT as a statement prepared once per connection and reused: preparing the join
- * with its subqueries cost more than answering it (on SQLite a MATCH_epc page several times
- * over; on PostgreSQL planning took longer than executing).
+ * Runs a page's statement (`pageText`) as one prepared once per connection and reused: preparing
+ * the join with its subqueries cost more than answering it (on SQLite a MATCH_epc page several
+ * times over; on PostgreSQL planning took longer than executing). PostgreSQL plans a kept
+ * statement for its values five times, then keeps one generic plan when that is no costlier; with
+ * its limit a bound value it estimated a tenth of the matches as fetched, so it planned afresh
+ * on every run. The limit is written into the text instead (PostgreSQL only: SQLite's kept
+ * statements are planned once anyway), which the handler keeps to one value per `perPage`.
  */
 async function pageRows(db: Queryable, query: Knex.QueryBuilder, q: EpcisIndexQuery): Promise<PageRow[]> {
   const { sql: inner, bindings } = query.toSQL().toNative();
-  if (dialectOf(db) === 'sqlite') {
-    const sql = sqlitePageText(inner, q);
+  const sqlite = dialectOf(db) === 'sqlite';
+  const sql = pageText(inner, q, sqlite);
+  const name = keptName(sql);
+  if (sqlite) {
     const [row] =
-      keptName(sql) === undefined
+      name === undefined
         ? await db.raw<PageText[]>(sql, bindings as Knex.RawBinding[])
         : await withSqliteConnection(db, (connection) => allPrepared<PageText>(connection, sql, bindings));
     return rowsOfText(row);
   }
-  // PostgreSQL returns rows: one text (string_agg) cost its backend more than it saved node-postgres.
-  const name = keptName(inner);
-  if (name === undefined) return (await query) as PageRow[];
   return withRawConnection(db, async (client: PostgresClient) => {
-    return (await client.query({ name, text: inner, values: bindings })).rows;
+    const config = { text: sql, values: bindings };
+    const { rows } = await client.query(name === undefined ? config : { ...config, name });
+    return rowsOfText(rows[0]);
   });
 }
 
-/** Between two rows of `sqlitePageText`, and between a row's keys and its payload. */
+/** Between two rows of `pageText`, and between a row's keys and its payload. */
 const ROW_SEPARATOR = '\x1e';
 const KEYS_SEPARATOR = '\x1f';
 
-/** What `sqlitePageText` returns: the first page's pin, and the page's rows as one text. */
+/** What `pageText` returns: the first page's pin, and the page's rows as one text. */
 interface PageText {
   pin: unknown;
   page: string | null;
 }
 
 /**
- * The page's rows handed over by SQLite as one text, in page order: `seq,event_time,record_time`,
- * KEYS_SEPARATOR, the stored JSON, then ROW_SEPARATOR before the next row. node-sqlite3 turns
- * each row into a JS object on its own, which cost a page of 100 events more than the rest of its
- * query; one text is split for a fraction of that (as `jsonRowsSql` does for the ingest's reads).
- * The stored JSON was written by `JSON.stringify`, which escapes every control character, so the
- * separators never occur inside it.
+ * The page's rows handed over by the database as one text, in page order:
+ * `seq,event_time,record_time,payload_bytes`, KEYS_SEPARATOR, the stored payload, then
+ * ROW_SEPARATOR before the next row. node-sqlite3 turns each row into a JS object on its own,
+ * which cost a page of 100 events more than the rest of its query; node-postgres parses each row
+ * too, and a page's 100 rows cost the gateway more than the aggregate cost PostgreSQL. One text
+ * is split for a fraction of that (as `jsonRowsSql` does for the ingest's reads). A stored payload
+ * is the JSON that `JSON.stringify` wrote, which escapes every control character, or the base64
+ * of its compressed form (`payload_bytes` set, decoded in `page`), so the separators never occur
+ * inside it.
  */
-function sqlitePageText(inner: string, q: EpcisIndexQuery): string {
+function pageText(inner: string, q: EpcisIndexQuery, sqlite: boolean): string {
   const direction = q.direction === 'desc' ? 'DESC' : 'ASC';
   const time = q.orderBy === 'eventTime' ? 'event_time' : 'record_time';
-  const row = `seq || ',' || event_time || ',' || record_time || ',' || coalesce(payload_bytes, '') || char(31) || payload`;
+  const [char, bytes, aggregate, alias] = sqlite
+    ? ['char', 'payload_bytes', 'group_concat', '']
+    : ['chr', 'payload_bytes::text', 'string_agg', ' AS page_rows'];
+  const row = `seq || ',' || event_time || ',' || record_time || ',' || coalesce(${bytes}, '') || ${char}(31) || payload`;
   return (
     `SELECT ${q.pin === undefined ? 'max(pin)' : 'NULL'} AS pin, ` +
-    `group_concat(${row}, char(30) ORDER BY ${time} ${direction}, seq ${direction}) AS page FROM (${inner})`
+    `${aggregate}(${row}, ${char}(30) ORDER BY ${time} ${direction}, seq ${direction}) AS page FROM (${inner})${alias}`
   );
 }
 
@@ -414,7 +426,7 @@ export const epcisIndexRepo = {
   /** The statement `page` sends, as the database gets it: for tests of its plan. */
   pageStatement(db: Queryable, q: EpcisIndexQuery): { sql: string; bindings: readonly unknown[] } {
     const { sql, bindings } = pageQuery(db, q).toSQL().toNative();
-    return { sql: dialectOf(db) === 'sqlite' ? sqlitePageText(sql, q) : sql, bindings };
+    return { sql: pageText(sql, q, dialectOf(db) === 'sqlite'), bindings };
   },
 
   /** Every endpoint's id: the backfill walks each one's events along its own index. */

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadObjectEvents } from '../../bench/epcis-store';
+import type pg from 'pg';
 import { createDb, type Db } from '../../server/db';
+import { withRawConnection } from '../../server/db/sqlite-exec';
 import { epcisIndexRepo, type EpcisIndexQuery } from '../../server/repositories/epcis-index.repo';
 import { statementPlan, statementPlanPostgres } from '../helpers/query-plan';
 import { testDatabase } from '../helpers/test-gateway';
@@ -160,6 +162,27 @@ describe.skipIf(!POSTGRES)('EPCIS query plans (PostgreSQL)', () => {
     expect(plan).toMatch(/Index (Only )?Scan (Backward )?using epcis_events_lead_idx on epcis_events l/);
     expect(plan).not.toMatch(/\bSort\b/);
     noFullReads(plan);
+  });
+
+  it('runs the bench’s pages from one kept generic plan, not planned again on each request', async () => {
+    // A kept statement is planned for its values five times, then from a generic plan when that
+    // is no costlier. With the limit a bound value the generic plan expected to fetch a tenth of
+    // the matches: on a large store (or with a small perPage here) never the cheaper, so every
+    // request was planned again, at more CPU than running it took.
+    for (const [index, query] of [benchBizStep, benchMatchEpc, { ...benchBizStep, limit: 2 }].entries()) {
+      const { sql, bindings } = epcisIndexRepo.pageStatement(db.knex, query);
+      const name = `plan_probe_${index}`;
+      const plans = await withRawConnection(db.knex, async (client: pg.Client) => {
+        for (let run = 0; run < 8; run++) await client.query({ name, text: sql, values: bindings as unknown[] });
+        const { rows } = await client.query<{ generic_plans: string }>(
+          'SELECT generic_plans FROM pg_prepared_statements WHERE name = $1',
+          [name],
+        );
+        await client.query(`DEALLOCATE ${name}`);
+        return rows[0];
+      });
+      expect(Number(plans?.generic_plans), sql).toBe(3);
+    }
   });
 
   it('answers MATCH_epc from the EPC index alone and each event by its id', async () => {

@@ -328,6 +328,32 @@ describe('query (SPEC §17)', () => {
     expect(Date.parse(event.recordTime)).toBeGreaterThan(Date.parse('2026-01-01T00:00:00Z'));
   });
 
+  it('answers each event of a page as captured, those stored compressed (over 1 KiB) among the others', async () => {
+    // Two events of 60 EPCs each (stored compressed) between events stored as received, on one page.
+    const many = (lot: number) => Array.from({ length: 60 }, (_, i) => `urn:epc:id:sgtin:9520009.00000${lot}.${i}`);
+    const sent = [object(), object({ epcList: many(1) }), object(), object({ epcList: many(2) })];
+    expect((await captured(sent)).success).toBe(true);
+    const stored = await gw.gateway.db
+      .knex('events')
+      .where('event_type', 'EpcisObject')
+      .whereNotNull('payload_bytes')
+      .select('id');
+    expect(stored.length).toBeGreaterThanOrEqual(2);
+    for (const order of ['', '&orderDirection=DESC']) {
+      const eventIds = sent.map((event) => encodeURIComponent(event.eventID)).join(',');
+      const { body } = await query(`EQ_eventID=${eventIds}&orderBy=recordTime${order}`);
+      const answered = body.epcisBody.queryResults.resultsBody.eventList.map(
+        ({ recordTime, ...event }: Record<string, unknown>) => {
+          expect(recordTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+          return event;
+        },
+      );
+      // Each stored event carries its document's @context.
+      const expected = sent.map((event) => ({ '@context': CONTEXT, ...event }));
+      expect(answered).toEqual(order ? expected.reverse() : expected);
+    }
+  });
+
   it('answers Q/events/<eventID> with that one event, and 404 for an unknown one', async () => {
     const { response, body } = await query('', `site/q/events/${encodeURIComponent(set.c.eventID)}`);
     expect(response.status).toBe(200);
@@ -388,6 +414,23 @@ describe('paging (SPEC §17)', () => {
     const fresh = await query('MATCH_epc=urn:epc:idpat:sgtin:5000001.000001.*&perPage=1000');
     expect(ids(fresh.body).length).toBe(1000);
     expect(fresh.response.headers.get('link')).not.toBeNull();
+  });
+
+  it('ends at eventCountLimit on a page shorter than perPage, without a next page', async () => {
+    const events = Array.from({ length: 6 }, (_, k) => object({ eventTime: `2028-02-01T00:00:0${k}.000Z` }));
+    await captured(events);
+    const eventIds = events.map((event) => encodeURIComponent(event.eventID)).join(',');
+    const pages: string[][] = [];
+    let next: string | null =
+      `${gw.base}/site/q/events?EQ_eventID=${eventIds}&orderBy=eventTime&eventCountLimit=5&perPage=2`;
+    while (next) {
+      const response: Response = await fetch(next);
+      pages.push(ids(await json(response)));
+      const target = /^<(\/GWENDPOINTAPI\/[^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1];
+      next = target ? `${origin}${target}` : null;
+    }
+    const sent = events.map((event) => event.eventID);
+    expect(pages).toEqual([sent.slice(0, 2), sent.slice(2, 4), sent.slice(4, 5)]);
   });
 
   it('refuses a token sent with other parameters, perPage included', async () => {

@@ -323,10 +323,11 @@ export async function queryEvents(ctx: Context, db: Db, live: LiveRoute, now: nu
   const left = token ? token.l : parsed.eventCountLimit;
   const take = Math.min(parsed.perPage, left ?? Infinity);
   // A first page pins the rows it sees (its statement reports the newest `seq`); later pages keep that pin.
+  // A full page and one more, also when eventCountLimit leaves fewer: one statement text per perPage.
   const { rows, pin } = await epcisIndexRepo.page(db.reads, {
     ...parsed.index,
     endpointId: live.endpoint.id,
-    limit: take + 1,
+    limit: parsed.perPage + 1,
     ...(token ? { pin: token.s, after: { time: token.a[0], seq: token.a[1] } } : {}),
   });
   const page = rows.slice(0, take);
