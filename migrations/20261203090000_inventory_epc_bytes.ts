@@ -27,19 +27,24 @@ const URI_HASH_INDEX = 'CREATE INDEX tag_inventory_uri_hash_idx ON tag_inventory
  *   share a `last_seen` by EPC. PostgreSQL keeps (endpoint_id, last_seen, epc).
  * SQLite cannot change a column's type: the table is copied (rowids kept), its indexes made again.
  */
+/** SQLite: `tag_inventory` copied into one whose EPC column is `type` (each EPC through `convert`). */
+async function retypeSqliteEpc(knex: Knex, type: string, convert: 'unhex' | 'hex', pageIndex: string): Promise<void> {
+  await knex.raw(sqliteTable('tag_inventory_retyped', type));
+  await knex.raw(
+    `INSERT INTO tag_inventory_retyped (rowid, epc, ${COLUMNS}) SELECT rowid, ${convert}(epc), ${COLUMNS} FROM tag_inventory`,
+  );
+  await knex.raw('DROP TABLE tag_inventory');
+  await knex.raw('ALTER TABLE tag_inventory_retyped RENAME TO tag_inventory');
+  await knex.raw(`CREATE INDEX tag_inventory_page_idx ON tag_inventory (${pageIndex})`);
+  await knex.raw(URI_HASH_INDEX);
+}
+
 export async function up(knex: Knex): Promise<void> {
   if (dialectOf(knex) === 'postgres') {
     await knex.raw(`ALTER TABLE tag_inventory ALTER COLUMN epc TYPE bytea USING decode(epc, 'hex')`);
     return;
   }
-  await knex.raw(sqliteTable('tag_inventory_bytes', 'blob'));
-  await knex.raw(
-    `INSERT INTO tag_inventory_bytes (rowid, epc, ${COLUMNS}) SELECT rowid, unhex(epc), ${COLUMNS} FROM tag_inventory`,
-  );
-  await knex.raw('DROP TABLE tag_inventory');
-  await knex.raw('ALTER TABLE tag_inventory_bytes RENAME TO tag_inventory');
-  await knex.raw('CREATE INDEX tag_inventory_page_idx ON tag_inventory (endpoint_id, last_seen)');
-  await knex.raw(URI_HASH_INDEX);
+  await retypeSqliteEpc(knex, 'blob', 'unhex', 'endpoint_id, last_seen');
 }
 
 export async function down(knex: Knex): Promise<void> {
@@ -47,12 +52,5 @@ export async function down(knex: Knex): Promise<void> {
     await knex.raw(`ALTER TABLE tag_inventory ALTER COLUMN epc TYPE varchar(128) USING upper(encode(epc, 'hex'))`);
     return;
   }
-  await knex.raw(sqliteTable('tag_inventory_text', 'varchar(128)'));
-  await knex.raw(
-    `INSERT INTO tag_inventory_text (rowid, epc, ${COLUMNS}) SELECT rowid, hex(epc), ${COLUMNS} FROM tag_inventory`,
-  );
-  await knex.raw('DROP TABLE tag_inventory');
-  await knex.raw('ALTER TABLE tag_inventory_text RENAME TO tag_inventory');
-  await knex.raw('CREATE INDEX tag_inventory_page_idx ON tag_inventory (endpoint_id, last_seen, epc)');
-  await knex.raw(URI_HASH_INDEX);
+  await retypeSqliteEpc(knex, 'varchar(128)', 'hex', 'endpoint_id, last_seen, epc');
 }
