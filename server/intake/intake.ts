@@ -211,7 +211,8 @@ export class Intake {
     // A repeat replays the 202 it was given, not the processing result it never saw.
     const idempotency = scope ? () => this.deps.idempotency.record(scope, queued) : undefined;
     try {
-      await this.deps.sync.process({ ...submission, idempotency }, 'async');
+      // Without a key the submission has no recorder to replace: it goes as it is (no copy).
+      await this.deps.sync.process(scope ? { ...submission, idempotency } : submission, 'async');
       return queued;
     } catch (error) {
       return this.unavailable(error);
