@@ -236,7 +236,8 @@ export function createApp(deps: AppDeps): Koa {
     app.use(redirectToHttps(() => network.httpsRedirectPort(), deps.allowedHosts));
   }
   app.use((ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
+    // Straight to Node (nothing is sent yet): Koa's `set` builds arrays per call (issue 37).
+    ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
     return next();
   });
   // The table is asked only about a path that one of its rows could match (its first segment is

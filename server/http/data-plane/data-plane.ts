@@ -159,7 +159,8 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
   if (answer instanceof AppError) throw answer;
   ctx.status = answer.status;
   ctx.body = answer.body;
-  if (answer.location) ctx.set('Location', answer.location);
+  // Straight to Node (nothing is sent before Koa responds): Koa's `set` builds arrays per call.
+  if (answer.location) ctx.res.setHeader('Location', answer.location);
 }
 
 /**

@@ -13,7 +13,8 @@ export function requestId(): Middleware {
     const sent = ctx.get('X-Request-Id');
     const id = ACCEPTABLE.test(sent) ? sent : randomUUID();
     ctx.state.requestId = id;
-    ctx.set('X-Request-Id', id);
+    // Straight to Node (nothing is sent yet): Koa's `set` builds arrays per call (issue 37).
+    ctx.res.setHeader('X-Request-Id', id);
     return next();
   };
 }
