@@ -90,8 +90,15 @@ export function valuesInsert<Row extends { [K in keyof Row]: SqlValue }>(
   rows: readonly Row[],
   onConflict?: OnConflict,
 ): string {
-  const tuples = rows.map((row) => `(${columns.map((column) => literal(row[column])).join(',')})`);
-  let sql = `INSERT INTO ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(',')}) VALUES ${tuples.join(',')}`;
+  // One string built in place: no array per row and per tuple (a flush renders every row of its
+  // acknowledgements here; issue 37).
+  let sql = `INSERT INTO ${quoteIdentifier(table)} (${columns.map(quoteIdentifier).join(',')}) VALUES `;
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    sql += r === 0 ? '(' : ',(';
+    for (let c = 0; c < columns.length; c++) sql += (c === 0 ? '' : ',') + literal(row[columns[c]]);
+    sql += ')';
+  }
   if (onConflict) {
     const updated = columns.filter((column) => !onConflict.columns.includes(column));
     const action =

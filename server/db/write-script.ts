@@ -76,7 +76,9 @@ export const sqliteScript = (writes: readonly Write[]): string | null => scriptO
 
 export function scriptOf(writes: readonly Write[], literal: Literal): string | null {
   if (writes.length === 0) return '';
-  const statements: string[] = [];
+  // One string appended to (not an array joined): the text is copied once, where the driver reads it.
+  let script = '';
+  let statements = 0;
   let length = 0;
   // A value longer than a script may be is refused before its literal is made: a 100 MiB
   // payload is not copied into a literal only to be sent through Knex after all (issue 38.3).
@@ -100,7 +102,7 @@ export function scriptOf(writes: readonly Write[], literal: Literal): string | n
     }
     length += sql.length + 2;
     if (length > MAX_SCRIPT_CHARS) return null;
-    statements.push(sql);
+    script += statements++ === 0 ? sql : `;\n${sql}`;
   }
-  return `${statements.join(';\n')};`;
+  return `${script};`;
 }

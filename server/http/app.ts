@@ -113,6 +113,37 @@ export function topLevelRouter(routes: readonly TopLevelRoute[]): Router {
 }
 
 /**
+ * The first path segment below `API_ROOT` of every row of the top-level table (`_health`,
+ * `token`, …); null when a row's path is not plain text (then every path goes to the table).
+ */
+export function topLevelSegments(router: Router): ReadonlySet<string> | null {
+  const segments = new Set<string>();
+  for (const layer of router.stack) {
+    if (typeof layer.path !== 'string') return null;
+    const below = layer.path.slice(API_ROOT.length + 1);
+    const first = /^[^/{]*/.exec(below)?.[0] ?? '';
+    const rest = below.slice(first.length);
+    // A parameter or wildcard in the first segment could match anything there.
+    const plain = first !== '' && !/[:(*]/.test(first);
+    if (!plain || !(rest === '' || rest.startsWith('/') || rest.startsWith('{/'))) return null;
+    segments.add(first);
+  }
+  return segments;
+}
+
+/**
+ * Whether the top-level table could match `path`: its first segment below `API_ROOT/` is one of
+ * the table's, or holds a `%` escape (the table's matching is left to decide those).
+ */
+export function mayBeTopLevel(path: string, segments: ReadonlySet<string> | null): boolean {
+  const root = `${API_ROOT}/`;
+  if (segments === null || !path.startsWith(root)) return true;
+  const slash = path.indexOf('/', root.length);
+  const first = path.slice(root.length, slash < 0 ? path.length : slash);
+  return first.includes('%') || segments.has(first);
+}
+
+/**
  * Builds the Koa application without listening (`startServer` owns the socket), so tests and the
  * desktop shell create it the same way. The request id and the problem+json handler wrap
  * everything; the top-level table dispatches the gateway's own paths, and whatever it does not
@@ -205,10 +236,15 @@ export function createApp(deps: AppDeps): Koa {
     app.use(redirectToHttps(() => network.httpsRedirectPort(), deps.allowedHosts));
   }
   app.use((ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
+    // Straight to Node (nothing is sent yet): Koa's `set` builds arrays per call (issue 37).
+    ctx.res.setHeader('X-Content-Type-Options', 'nosniff');
     return next();
   });
-  app.use(router.routes() as Middleware);
+  // The table is asked only about a path that one of its rows could match (its first segment is
+  // one of theirs): a data route's POST does not pay for matching every row (issue 37).
+  const table = router.routes() as (ctx: Koa.Context, next: Koa.Next) => Promise<void>;
+  const ownSegments = topLevelSegments(router);
+  app.use((ctx, next) => (mayBeTopLevel(ctx.path, ownSegments) ? table(ctx, next) : next()));
   // What the table did not take: the data plane's, when under the root.
   app.use(async (ctx, next) => {
     if (ctx.path.startsWith(`${API_ROOT}/`) && deps.dataPlane) return void (await deps.dataPlane(ctx, next));

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
 import { isAwaitingContinue } from './data-plane/expect-continue';
 
 /** After an early refusal, the rest of the body is read and discarded for at most this long… */
@@ -18,31 +18,38 @@ const hasBody = (request: IncomingMessage): boolean => {
  * once (with its Content-Length, so it is complete on the wire), and the response is only ended
  * once the body has been read and discarded, within `DRAIN_MAX_MS` / `DRAIN_MAX_BYTES`; past
  * either bound the socket is cut. The connection always closes after such an answer.
+ *
+ * The servers' response class (`createServer({ ServerResponse })`): a method of the class rather
+ * than an `end` put on, and deleted from, every response (a per-request closure, and an object
+ * that no longer shares its shape; issue 37).
  */
-export function answerBeforeUnreadBody(
-  request: IncomingMessage,
-  response: ServerResponse,
-  limits = { maxMs: DRAIN_MAX_MS, maxBytes: DRAIN_MAX_BYTES },
-): void {
-  if (!hasBody(request)) return;
-  // Bound once: Koa (and a piped stream) call `response.end(...)`, which lands in `deferredEnd`.
-  const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
-  const deferredEnd = (...args: unknown[]): ServerResponse => {
-    delete (response as Partial<ServerResponse>).end;
+export class DrainingResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+  static limits = { maxMs: DRAIN_MAX_MS, maxBytes: DRAIN_MAX_BYTES };
+
+  /** Set by the first `end`: only that one may be deferred (Koa, or a piped stream, calls it). */
+  private endCalled = false;
+
+  override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
+    const request = this.req;
     // Read in full, gone, or never invited (`Expect: 100-continue`): nothing is on its way.
-    if (request.complete || request.destroyed || isAwaitingContinue(request)) return end(...args);
-    const callback = typeof args[args.length - 1] === 'function' ? (args.pop() as () => void) : undefined;
-    const [chunk, encoding] = args as [string | Buffer | undefined, BufferEncoding | undefined];
-    if (!response.headersSent) response.setHeader('Connection', 'close');
-    if (chunk !== undefined && chunk !== null) response.write(chunk, encoding ?? 'utf8');
-    else response.flushHeaders();
-    discardBody(request, limits, (whole) => {
-      if (!whole) response.once('finish', () => request.socket.destroy());
-      end(...(callback ? [callback] : []));
+    if (this.endCalled || !hasBody(request) || request.complete || request.destroyed || isAwaitingContinue(request)) {
+      this.endCalled = true;
+      // Node's own `end` sorts out which of its arguments were given.
+      return super.end(chunk, encoding as BufferEncoding, callback as (() => void) | undefined);
+    }
+    this.endCalled = true;
+    const args = [chunk, encoding, callback].filter((arg) => arg !== undefined);
+    const done = typeof args[args.length - 1] === 'function' ? (args.pop() as () => void) : undefined;
+    const [data, dataEncoding] = args as [string | Buffer | undefined, BufferEncoding | undefined];
+    if (!this.headersSent) this.setHeader('Connection', 'close');
+    if (data !== undefined && data !== null) this.write(data, dataEncoding ?? 'utf8');
+    else this.flushHeaders();
+    discardBody(request, DrainingResponse.limits, (whole) => {
+      if (!whole) this.once('finish', () => request.socket.destroy());
+      super.end(done);
     });
-    return response;
-  };
-  response.end = deferredEnd as ServerResponse['end'];
+    return this;
+  }
 }
 
 /** Reads and drops the rest of `request`; `done(true)` at its end, `done(false)` past a bound. */

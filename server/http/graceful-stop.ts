@@ -15,13 +15,13 @@ const arrivedWhileStopping = new WeakSet<IncomingMessage>();
 
 /** Answers a request that arrived during a stop with 503 `shutting_down`, before anything else runs. */
 export function refuseWhileStopping(): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (arrivedWhileStopping.has(ctx.req)) {
       throw new AppError('shutting_down', 'The gateway is stopping; retry shortly', {
         headers: { 'Retry-After': '5' },
       });
     }
-    await next();
+    return next();
   };
 }
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { AppError } from '../errors';
 import { listenUrls } from '../net';
-import { answerBeforeUnreadBody } from './drain-unread-body';
+import { DrainingResponse } from './drain-unread-body';
 import { deferContinue } from './data-plane/expect-continue';
 import { GracefulStop } from './graceful-stop';
 
@@ -35,12 +35,14 @@ export async function startServer(
   const handle = app.callback();
   const graceful = new GracefulStop();
   const serve = (request: IncomingMessage, response: ServerResponse) => {
-    answerBeforeUnreadBody(request, response);
     // False when the request came on a connection the stop had already ended.
     if (graceful.track(request, response)) void handle(request, response);
   };
   // An https.Server has every http.Server method the rest of this file uses (listen, close, timeouts).
-  const server = options.tls ? (createHttpsServer(options.tls, serve) as unknown as Server) : createServer(serve);
+  // Every response lets a client read an answer given before its body was read (DrainingResponse).
+  const server = options.tls
+    ? (createHttpsServer({ ...options.tls, ServerResponse: DrainingResponse }, serve) as unknown as Server)
+    : createServer({ ServerResponse: DrainingResponse }, serve);
   graceful.watch(server, options.tls !== undefined);
   deferContinue(server, serve);
   // Slow-loris guard; idle keep-alive connections close after 5 s (a stop ends them sooner).

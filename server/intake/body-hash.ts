@@ -8,11 +8,15 @@ const HASH_STEP_CHARS = 4 * 1024 * 1024;
 
 /**
  * SHA-256 (hex) of the body's UTF-8 bytes, which are exactly the bytes received (valid UTF-8
- * decodes and encodes back to itself): what an idempotency key records. A large body is hashed a
- * few megabytes per turn of the event loop, each cut between whole characters.
+ * decodes and encodes back to itself): what an idempotency key records. A small body is hashed at
+ * once (no promise); a large one a few megabytes per turn of the event loop, each cut between
+ * whole characters.
  */
-export async function bodyHash(text: string): Promise<string> {
-  if (text.length <= LARGE_BODY_CHARS) return sha256Hex(text);
+export function bodyHash(text: string): string | Promise<string> {
+  return text.length <= LARGE_BODY_CHARS ? sha256Hex(text) : largeBodyHash(text);
+}
+
+async function largeBodyHash(text: string): Promise<string> {
   const hash = createHash('sha256');
   const slices = new Slices();
   for (let from = 0; from < text.length;) {

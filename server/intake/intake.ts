@@ -4,7 +4,7 @@ import type { Transport } from '../contract/dto';
 import type { CaptureBehaviour, EventMeta } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
 import { newEventId } from '../ids';
-import { parseRequestJson } from '../events/large-body';
+import { LARGE_BODY_CHARS, parseRequestJson, parseSmallRequestJson } from '../events/large-body';
 import { LargeJson } from '../events/large-json';
 import type { Logger } from '../logger';
 import type { SettingsService } from '../services/settings.service';
@@ -96,9 +96,13 @@ export class Intake {
       if (decoded === null) return invalidJson(NOT_UTF8);
       text = decoded;
     }
-    // Too deep (SPEC §13) or malformed, before anything is stored; a large body in slices that
-    // yield the event loop (issue 38.3).
-    const parsed = await parseRequestJson(PROCESSORS[live.route.eventType], text);
+    // Too deep (SPEC §13) or malformed, before anything is stored; a small body at once, a large
+    // one in slices that yield the event loop (issue 38.3).
+    const processor = PROCESSORS[live.route.eventType];
+    const parsed =
+      text.length <= LARGE_BODY_CHARS
+        ? parseSmallRequestJson(processor, text)
+        : await parseRequestJson(processor, text);
     if (!parsed.ok) return invalidJson(parsed.message);
     // After the body (SPEC §10): a malformed body is refused as such whatever the key.
     const key = input.idempotencyKey;
@@ -129,16 +133,17 @@ export class Intake {
       ...(input.source.readerId === undefined ? {} : { readerId: input.source.readerId }),
       ...(input.capture === undefined ? {} : { capture: input.capture }),
     };
-    const scope: IdempotencyScope | null =
-      key !== undefined
-        ? {
-            routeId: live.route.id,
-            // On a noauth route the caller is known only by its address (SPEC §10).
-            principal: principal === 'anonymous' ? `ip:${input.source.ip}` : principal,
-            key,
-            bodyHash: await bodyHash(text),
-          }
-        : null;
+    let scope: IdempotencyScope | null = null;
+    if (key !== undefined) {
+      const hash = bodyHash(text);
+      scope = {
+        routeId: live.route.id,
+        // On a noauth route the caller is known only by its address (SPEC §10).
+        principal: principal === 'anonymous' ? `ip:${input.source.ip}` : principal,
+        key,
+        bodyHash: typeof hash === 'string' ? hash : await hash,
+      };
+    }
     const submission: Submission = {
       meta,
       raw: text,
@@ -206,7 +211,8 @@ export class Intake {
     // A repeat replays the 202 it was given, not the processing result it never saw.
     const idempotency = scope ? () => this.deps.idempotency.record(scope, queued) : undefined;
     try {
-      await this.deps.sync.process({ ...submission, idempotency }, 'async');
+      // Without a key the submission has no recorder to replace: it goes as it is (no copy).
+      await this.deps.sync.process(scope ? { ...submission, idempotency } : submission, 'async');
       return queued;
     } catch (error) {
       return this.unavailable(error);

@@ -32,7 +32,11 @@ export class Counter<Label extends string> {
     return [...this.series.values()].map(({ labels, value }) => ({ labels, value }));
   }
 
+  /** The label values in `labelNames`' order, NUL-separated (counted on every request: no arrays). */
   private key(labels: Record<Label, string>): string {
-    return this.labelNames.map((name) => labels[name]).join('\u0000');
+    const names = this.labelNames;
+    let key = names.length > 0 ? (labels[names[0]] ?? '') : '';
+    for (let i = 1; i < names.length; i++) key += `\u0000${labels[names[i]] ?? ''}`;
+    return key;
   }
 }

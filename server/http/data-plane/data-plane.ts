@@ -86,7 +86,9 @@ function route(deps: DataPlaneDeps): Middleware {
   return async (ctx) => {
     const path = parsePath(ctx.path);
     if (!path) throw notFound();
-    const table = await deps.routes.get();
+    // Loaded and unchanged, the table is at hand: no turn of the microtask queue for it.
+    const current = deps.routes.get();
+    const table = current instanceof Promise ? await current : current;
     const live = table.get(routeKey(path.base, path.route));
     if (!live || (path.epcis && !servesEpcisPath(live, path.epcis))) {
       closeIfBodyPending(ctx);
@@ -110,7 +112,8 @@ function route(deps: DataPlaneDeps): Middleware {
       closeIfBodyPending(ctx);
       throw new AppError('method_not_allowed', `This route answers ${expected} only`, { headers: { Allow: expected } });
     }
-    const principal = await authenticate();
+    // A noauth route takes anyone, whatever credential is presented (SPEC §4; `authorizeRoute`).
+    const principal: Principal = live.route.authType === 'noauth' ? { kind: 'anonymous' } : await authenticate();
     if (path.receiptId !== undefined) return receipt(ctx, deps, live, path.receiptId);
     if (expected === 'GET') return snapshot(ctx, deps, live);
     await post(ctx, deps, live, principal);
@@ -156,7 +159,8 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
   if (answer instanceof AppError) throw answer;
   ctx.status = answer.status;
   ctx.body = answer.body;
-  if (answer.location) ctx.set('Location', answer.location);
+  // Straight to Node (nothing is sent before Koa responds): Koa's `set` builds arrays per call.
+  if (answer.location) ctx.res.setHeader('Location', answer.location);
 }
 
 /**

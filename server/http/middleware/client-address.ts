@@ -53,7 +53,7 @@ const splitList = (header: string): string[] =>
 export function clientAddress(trustedProxies: () => readonly string[]): Middleware {
   let list: readonly string[] | null = null;
   let trusted: (address: string) => boolean = () => false;
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const current = trustedProxies();
     if (current !== list) {
       list = current;
@@ -83,6 +83,6 @@ export function clientAddress(trustedProxies: () => readonly string[]): Middlewa
     }
     ctx.request.ip = client;
     (ctx.state as ClientAddressState).clientScheme = scheme;
-    await next();
+    return next();
   };
 }

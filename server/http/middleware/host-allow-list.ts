@@ -52,12 +52,13 @@ export function hostOf(header: string): string | null {
  * which site the request is for.
  */
 export function singleHost(): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const raw = ctx.req.rawHeaders;
     let hosts = 0;
-    for (let i = 0; i < raw.length; i += 2) if (raw[i]?.toLowerCase() === 'host') hosts++;
+    // Only a four-letter name is lower-cased (no new string for every other header).
+    for (let i = 0; i < raw.length; i += 2) if (raw[i]?.length === 4 && raw[i]?.toLowerCase() === 'host') hosts++;
     if (hosts > 1) throw new AppError('invalid_host', 'The request carries more than one Host header');
-    await next();
+    return next();
   };
 }
 

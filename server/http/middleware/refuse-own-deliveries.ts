@@ -10,7 +10,7 @@ import { AppError } from '../../errors';
  * at every turn; the sender retries it like any 5xx and the destination shows the 508.
  */
 export function refuseOwnDeliveries(gatewayId: string): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const marks = ctx.req.headers[GATEWAY_ID_HEADER];
     // Node joins a repeated header with ", ": any one of the values is enough.
     if (
@@ -24,6 +24,6 @@ export function refuseOwnDeliveries(gatewayId: string): Middleware {
         'This request is a delivery of this gateway to itself: a destination points back at the gateway (change its URL)',
       );
     }
-    await next();
+    return next();
   };
 }

@@ -9,11 +9,12 @@ const ACCEPTABLE = /^[\x20-\x7e]{1,128}$/;
 
 /** Every response carries `X-Request-Id`: the client's own when it sent a sane one, else a new one. */
 export function requestId(): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const sent = ctx.get('X-Request-Id');
     const id = ACCEPTABLE.test(sent) ? sent : randomUUID();
     ctx.state.requestId = id;
-    ctx.set('X-Request-Id', id);
-    await next();
+    // Straight to Node (nothing is sent yet): Koa's `set` builds arrays per call (issue 37).
+    ctx.res.setHeader('X-Request-Id', id);
+    return next();
   };
 }

@@ -9,6 +9,7 @@ import { idempotencyRepo, type IdempotencyInsert } from '../../repositories/idem
 import type { StoredOutcome } from '../outcome';
 import type { ReaderTracking } from './reader-tracking';
 import { validateJson } from '../../events/large-body';
+import { LargeJson } from '../../events/large-json';
 
 /** A submission the intake has read and parsed, on its way to the sync or the queued path. */
 export interface Submission {
@@ -75,17 +76,29 @@ const storedDocument = (outcome: StoreOutcome, raw: string): DeliveryUnit[] => [
  * input), trying again cannot help. The payload is refused like any invalid one (422 sync,
  * `rejected` async, SPEC §13), never answered 503 or retried.
  */
-async function safeValidate(
+function safeValidate(
   processor: EventProcessor<unknown>,
   json: unknown,
   context: ProcessContext,
-): Promise<Validation<unknown>> {
+): Validation<unknown> | Promise<Validation<unknown>> {
   try {
-    return await validateJson(processor, json, context);
+    // A parsed body is validated at once: no promise for the common small one.
+    if (!(json instanceof LargeJson)) return processor.validate(json, context);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { ok: false, errors: [{ path: '', message: `The payload could not be processed: ${reason}` }] };
+    return thrown(error);
   }
+  return validateJson(processor, json, context).catch(thrown);
+}
+
+const thrown = (error: unknown): Validation<unknown> => {
+  const reason = error instanceof Error ? error.message : String(error);
+  return { ok: false, errors: [{ path: '', message: `The payload could not be processed: ${reason}` }] };
+};
+
+/** What `EventProcessing.validate` gives: the outcome, and the context the store needs after. */
+export interface ValidationStep {
+  context: ProcessContext;
+  validation: Validation<unknown>;
 }
 
 /**
@@ -113,8 +126,11 @@ export class EventProcessing {
     return this.deps.now();
   }
 
-  /** The event type's validation of a parsed payload, with the context its store needs after. */
-  async validate(meta: EventMeta, json: unknown, epcisLenient: boolean) {
+  /**
+   * The event type's validation of a parsed payload, with the context its store needs after: at
+   * once for a parsed body, a promise for a large one (validated in slices).
+   */
+  validate(meta: EventMeta, json: unknown, epcisLenient: boolean): ValidationStep | Promise<ValidationStep> {
     const settings = this.deps.settings();
     const context: ProcessContext = {
       principal: meta.principal,
@@ -126,7 +142,10 @@ export class EventProcessing {
       processingAt: this.deps.now(),
       ...(meta.capture ? { capture: meta.capture } : {}),
     };
-    return { context, validation: await safeValidate(PROCESSORS[meta.eventType], json, context) };
+    const validation = safeValidate(PROCESSORS[meta.eventType], json, context);
+    return validation instanceof Promise
+      ? validation.then((settled) => ({ context, validation: settled }))
+      : { context, validation };
   }
 
   /**

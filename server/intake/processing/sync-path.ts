@@ -48,7 +48,8 @@ export class SyncPath {
    */
   async process(submission: Submission, mode: IngestMode = 'sync'): Promise<ProcessedOutcome | RejectedOutcome> {
     const { meta, raw, json, epcisLenient } = submission;
-    const { context, validation } = await this.processing.validate(meta, json, epcisLenient);
+    const step = this.processing.validate(meta, json, epcisLenient);
+    const { context, validation } = step instanceof Promise ? await step : step;
     let outcome: ProcessedOutcome | RejectedOutcome;
     if (validation.ok) {
       outcome = await this.stores.submit({
