@@ -135,10 +135,19 @@ export function parseSmallRequestJson(processor: EventProcessor<unknown>, text: 
 
 /**
  * The data plane's parse step, for a body of any size, with the answers' wording: too deep
- * (SPEC §13) or malformed, both 400 `invalid_json`. A large body comes back as `LargeJson`.
+ * (SPEC §13) or malformed, both 400 `invalid_json`. A small body is answered at once (no
+ * promise); a large one comes back, in a promise, as `LargeJson`.
  */
-export async function parseRequestJson(processor: EventProcessor<unknown>, text: string): Promise<RequestParse> {
-  if (text.length <= LARGE_BODY_CHARS) return parseSmallRequestJson(processor, text);
+export function parseRequestJson(
+  processor: EventProcessor<unknown>,
+  text: string,
+): RequestParse | Promise<RequestParse> {
+  return text.length <= LARGE_BODY_CHARS
+    ? parseSmallRequestJson(processor, text)
+    : parseLargeRequestJson(processor, text);
+}
+
+async function parseLargeRequestJson(processor: EventProcessor<unknown>, text: string): Promise<RequestParse> {
   const concatenated = processor.largeBody?.concatenated ?? false;
   const scan = await scanLayout(text, concatenated);
   if (!scan.ok) return { ok: false, message: scan.tooDeep ? TOO_DEEP : `The body is not valid JSON: ${scan.message}` };
@@ -175,12 +184,20 @@ export async function buildJson(body: LargeJson): Promise<unknown> {
  * validation, or else is built in slices and validated as usual (EPCIS, GhostData, CustomTrigger:
  * their validation of a huge document still runs in one go).
  */
-export async function validateJson(
+export function validateJson(
   processor: EventProcessor<unknown>,
   json: unknown,
   context: ProcessContext,
+): Validation<unknown> | Promise<Validation<unknown>> {
+  // A parsed body is validated at once: no promise for the common small one.
+  return json instanceof LargeJson ? validateLargeJson(processor, json, context) : processor.validate(json, context);
+}
+
+async function validateLargeJson(
+  processor: EventProcessor<unknown>,
+  json: LargeJson,
+  context: ProcessContext,
 ): Promise<Validation<unknown>> {
-  if (!(json instanceof LargeJson)) return processor.validate(json, context);
   if (processor.largeBody) return processor.largeBody.validate(json, context);
   let value: unknown;
   try {

@@ -4,7 +4,7 @@ import type { Transport } from '../contract/dto';
 import type { CaptureBehaviour, EventMeta } from '../events/processor';
 import { PROCESSORS } from '../events/registry';
 import { newEventId } from '../ids';
-import { LARGE_BODY_CHARS, parseRequestJson, parseSmallRequestJson } from '../events/large-body';
+import { parseRequestJson } from '../events/large-body';
 import { LargeJson } from '../events/large-json';
 import type { Logger } from '../logger';
 import type { SettingsService } from '../services/settings.service';
@@ -98,11 +98,8 @@ export class Intake {
     }
     // Too deep (SPEC §13) or malformed, before anything is stored; a small body at once, a large
     // one in slices that yield the event loop (issue 38.3).
-    const processor = PROCESSORS[live.route.eventType];
-    const parsed =
-      text.length <= LARGE_BODY_CHARS
-        ? parseSmallRequestJson(processor, text)
-        : await parseRequestJson(processor, text);
+    const parsing = parseRequestJson(PROCESSORS[live.route.eventType], text);
+    const parsed = parsing instanceof Promise ? await parsing : parsing;
     if (!parsed.ok) return invalidJson(parsed.message);
     // After the body (SPEC §10): a malformed body is refused as such whatever the key.
     const key = input.idempotencyKey;

@@ -9,7 +9,6 @@ import { idempotencyRepo, type IdempotencyInsert } from '../../repositories/idem
 import type { StoredOutcome } from '../outcome';
 import type { ReaderTracking } from './reader-tracking';
 import { validateJson } from '../../events/large-body';
-import { LargeJson } from '../../events/large-json';
 
 /** A submission the intake has read and parsed, on its way to the sync or the queued path. */
 export interface Submission {
@@ -82,12 +81,11 @@ function safeValidate(
   context: ProcessContext,
 ): Validation<unknown> | Promise<Validation<unknown>> {
   try {
-    // A parsed body is validated at once: no promise for the common small one.
-    if (!(json instanceof LargeJson)) return processor.validate(json, context);
+    const validation = validateJson(processor, json, context);
+    return validation instanceof Promise ? validation.catch(thrown) : validation;
   } catch (error) {
     return thrown(error);
   }
-  return validateJson(processor, json, context).catch(thrown);
 }
 
 const thrown = (error: unknown): Validation<unknown> => {
