@@ -6,18 +6,16 @@
  * antennas, 1,150 rows of ~180 bytes into a table of their own (standing for the inventory and
  * events), one COMMIT with `synchronous = FULL`. Measured as CPU time of the whole process (the
  * main thread and SQLite's threads, `process.cpuUsage`), so other processes on the machine move
- * the figures less than they move throughput:
- * - the main thread: `ReaderTracking.add` (fold, admit, the upserts built) and the script text;
- * - SQLite: the same flush with and without the reader statements, in ABBA order (a table that
- *   grows makes later flushes dearer, so a fixed order would favour the first arm).
+ * the figures less than they move throughput. Each flush goes through the group transaction's own
+ * path (`WriteBatch.onScript`), with and without `ReaderTracking.add`, in ABBA order: a table that
+ * grows makes later flushes dearer, so a fixed order would favour the first arm.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb } from '../server/db/create-db';
-import { execScript, withSqliteConnection } from '../server/db/sqlite-exec';
-import { WriteBatch, type Write } from '../server/db/write-batch';
-import { sqliteScript } from '../server/db/write-script';
+import { inScriptTransaction } from '../server/db/sqlite-transaction';
+import { WriteBatch } from '../server/db/write-batch';
 import type { EventMeta, StoreOutcome } from '../server/events/processor';
 import { ReaderTracking } from '../server/intake/processing/reader-tracking';
 
@@ -77,51 +75,39 @@ const db = await createDb({ kind: 'sqlite', filename: join(dir, 'gateway.db') })
 try {
   await db.knex.raw('CREATE TABLE flush_rows (k TEXT PRIMARY KEY, v TEXT NOT NULL)');
   const tracking = new ReaderTracking(() => Date.now());
-
-  // The main thread's part, per flush.
-  const mainThread: number[] = [];
-  let readerScript = '';
-  for (let i = 0; i < ROUNDS * FLUSHES; i++) {
-    const events = flushEvents();
-    const batch = new WriteBatch(db.knex);
-    const started = process.cpuUsage();
-    await tracking.add(batch, events);
-    readerScript = sqliteScript((batch as unknown as { writes: Write[] }).writes) ?? '';
-    mainThread.push(cpuMicros(started));
-  }
-  // The route is written once per process; a steady flush carries the other three statements.
-  readerScript = readerScript.replace(/INSERT INTO "reader_routes"[^;]*;/, '');
-
   let serial = 0;
-  const rows = (): string =>
-    'INSERT INTO flush_rows VALUES ' +
-    Array.from({ length: ROWS }, () => `('${String(++serial).padStart(24, '0')}','${'x'.repeat(150)}')`).join(',') +
-    ';';
-  const arms = { without: '', with: readerScript };
-  const sqlite: Record<keyof typeof arms, number[]> = { without: [], with: [] };
-  await withSqliteConnection(db.knex, async (connection) => {
-    const flush = (extra: string) => execScript(connection, `BEGIN IMMEDIATE;${rows()}${extra}COMMIT;`);
-    for (let i = 0; i < 30; i++) await flush(arms.with);
-    for (let round = 0; round < ROUNDS; round++) {
-      const order: (keyof typeof arms)[] = round % 2 === 0 ? ['without', 'with'] : ['with', 'without'];
-      for (const arm of order) {
-        const started = process.cpuUsage();
-        for (let i = 0; i < FLUSHES; i++) await flush(arms[arm]);
-        sqlite[arm].push(cpuMicros(started) / FLUSHES);
-      }
+  /** One flush through the group transaction's own path: its rows, and the readers' if `tracked`. */
+  const flush = (tracked: boolean) =>
+    inScriptTransaction(db.knex, async (transaction) => {
+      const batch = WriteBatch.onScript(transaction);
+      const events = flushEvents();
+      batch.insertRows(
+        'flush_rows',
+        Array.from({ length: ROWS }, () => ({ k: String(++serial).padStart(24, '0'), v: 'x'.repeat(150) })),
+      );
+      if (tracked) await tracking.add(batch, events);
+      await batch.send();
+    });
+  // Warm-up; the first tracked flush also writes the reader's route, once per process.
+  for (let i = 0; i < 30; i++) await flush(true);
+  const arms = { without: false, with: true } as const;
+  const cpu: Record<keyof typeof arms, number[]> = { without: [], with: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order: (keyof typeof arms)[] = round % 2 === 0 ? ['without', 'with'] : ['with', 'without'];
+    for (const arm of order) {
+      const started = process.cpuUsage();
+      for (let i = 0; i < FLUSHES; i++) await flush(arms[arm]);
+      cpu[arm].push(cpuMicros(started) / FLUSHES);
     }
-  });
+  }
 
-  const main = median(mainThread);
-  const added = median(sqlite.with) - median(sqlite.without);
-  const perFlush = main + added;
+  const added = median(cpu.with) - median(cpu.without);
   console.log(`Reader tracking, per flush of ${ROWS} reads (${POSTS} POSTs × ${READS_PER_POST}), CPU µs, medians:`);
-  console.log(`  main thread (fold, admit, statements, script text): ${main.toFixed(0)}`);
   console.log(
-    `  SQLite, flush without / with the reader statements: ${median(sqlite.without).toFixed(0)} / ` +
-      `${median(sqlite.with).toFixed(0)} (+${added.toFixed(0)})`,
+    `  flush without / with the readers' records: ${median(cpu.without).toFixed(0)} / ` +
+      `${median(cpu.with).toFixed(0)} (+${added.toFixed(0)})`,
   );
-  console.log(`  in all: ${perFlush.toFixed(0)} µs per flush = ${(perFlush / ROWS).toFixed(3)} µs per read`);
+  console.log(`  = ${(added / ROWS).toFixed(3)} µs per read`);
   console.log('  Compare with the batched cases’ server CPU per read (npm run bench, "cpu % server").');
 } finally {
   await db.close();
