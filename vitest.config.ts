@@ -26,6 +26,7 @@ const BOTH_DATABASES = [
   'test/integration/inventory-admin.test.ts',
   'test/integration/disk-per-read-migration.test.ts',
   'test/integration/inventory-epc-bytes-migration.test.ts',
+  'test/integration/inventory-uri-hash-migration.test.ts',
 ];
 
 export default defineConfig({

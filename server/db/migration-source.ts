@@ -12,6 +12,7 @@ import * as readers from '../../migrations/20261201090000_readers';
 import * as diskPerRead from '../../migrations/20261202090000_disk_per_read';
 import * as epcisTimeLead from '../../migrations/20261202090000_epcis_time_lead';
 import * as inventoryEpcBytes from '../../migrations/20261203090000_inventory_epc_bytes';
+import * as inventoryUriHashPartial from '../../migrations/20261204090000_inventory_uri_hash_partial';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261202090000_disk_per_read', module: diskPerRead },
   { name: '20261202090000_epcis_time_lead', module: epcisTimeLead },
   { name: '20261203090000_inventory_epc_bytes', module: inventoryEpcBytes },
+  { name: '20261204090000_inventory_uri_hash_partial', module: inventoryUriHashPartial },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

@@ -98,7 +98,8 @@ const PAGE_KEY = [
 export interface InventoryFilter {
   endpointId: number;
   epc?: string;
-  epcUri?: string;
+  /** An EPC URI, with the EPCs it can be listed as (see `upsert`). */
+  epcUri?: { uri: string; epcs: readonly string[] };
   readerId?: string;
   antenna?: number;
   /** lastSeen bounds (seenSince, since, until). */
@@ -110,33 +111,47 @@ export interface InventoryFilter {
 }
 
 /**
- * URIs are looked up by a 30-bit hash of their text (`epc_uri_hash`), then compared whole: an
- * index of the URIs themselves took a third of the inventory's bytes
- * (docs/decisions/0383-inventory-indexes-that-pay.md).
+ * An EPC URI finds its rows by their EPCs where the caller can list them (a raw URI's hex, an
+ * SGTIN's SGTIN-96 encodings), and by a 30-bit hash of the URI (`epc_uri_hash`) for the rest, the
+ * URI then compared whole. Only rows whose URI does not list their EPC carry the hash, so the
+ * hash index stays small: written for every new EPC, at random places, it slowed each write as
+ * the inventory grew (docs/decisions/0415-epc-uri-filter-by-its-epcs.md; the older
+ * docs/decisions/0383-inventory-indexes-that-pay.md).
  */
-const URI_HASH_INDEX = 'tag_inventory_uri_hash_idx';
 const uriHash = (uri: string): number => fnv30(uri);
+
+/**
+ * The rows a URI filter reads, each looked up by key: the EPCs it lists and the rows with its
+ * hash. A row written before 0415 may be both; DISTINCT keeps it once (a UNION had SQLite read the
+ * whole endpoint in key order to merge the two). `CROSS JOIN` keeps SQLite from reading the page
+ * index for the order and testing every row of the endpoint against the list: it joins in the
+ * order written.
+ */
+function uriRowsSource(db: Queryable, endpointId: number, filter: NonNullable<InventoryFilter['epcUri']>): Knex.Raw {
+  const sqlite = dialectOf(db) === 'sqlite';
+  const listed = sqlite
+    ? 'SELECT unhex(value) AS epc FROM json_each(?)'
+    : "SELECT decode(hex, 'hex') AS epc FROM unnest(?::text[]) AS hex";
+  const hashed =
+    'SELECT hashed.epc FROM tag_inventory AS hashed WHERE hashed.endpoint_id = ? AND hashed.epc_uri_hash = ?';
+  return db.raw(
+    `(SELECT DISTINCT epc FROM (${listed} UNION ALL ${hashed}) AS found) AS uri_epcs CROSS JOIN tag_inventory`,
+    [sqlite ? JSON.stringify(filter.epcs) : [...filter.epcs], endpointId, uriHash(filter.uri)],
+  );
+}
 
 const pageColumns = (db: Queryable) => INVENTORY_COLUMNS.map((column) => selected(db, dialectOf(db), column));
 
 /** The page's rows, filtered and in `PAGE_ORDER`, before the SELECT list. */
 function pageQuery(db: Queryable, filter: InventoryFilter): Knex.QueryBuilder {
-  // An EPC URI names one tag (or a few: the URI leaves out the filter value). Without statistics
-  // SQLite prefers the page index, which gives the order for free, and scans the endpoint's whole
-  // inventory for the URI, slower the larger it grows (figures: docs/performance.md, P26;
-  // record docs/decisions/0037-epc-uri-filter-names-its-index.md); the URI's hash index finds the rows at once.
-  const table =
-    filter.epcUri !== undefined && dialectOf(db) === 'sqlite'
-      ? db.raw('?? INDEXED BY ??', ['tag_inventory', URI_HASH_INDEX])
-      : 'tag_inventory';
   const query = db
-    .from(table)
-    .where('endpoint_id', filter.endpointId)
+    .from(filter.epcUri === undefined ? 'tag_inventory' : uriRowsSource(db, filter.endpointId, filter.epcUri))
+    .where('tag_inventory.endpoint_id', filter.endpointId)
     .orderBy([...PAGE_KEY])
     .limit(filter.limit);
   if (filter.epc !== undefined) void query.where('tag_inventory.epc', epcBytes(filter.epc));
   if (filter.epcUri !== undefined)
-    void query.where('epc_uri_hash', uriHash(filter.epcUri)).where('epc_uri', filter.epcUri);
+    void query.whereRaw('?? = ??', ['tag_inventory.epc', 'uri_epcs.epc']).where('epc_uri', filter.epcUri.uri);
   if (filter.readerId !== undefined) void query.where('reader_id', filter.readerId);
   if (filter.antenna !== undefined) void query.where('antenna', filter.antenna);
   if (filter.from !== undefined) void query.where('last_seen', '>=', filter.from);
@@ -312,9 +327,16 @@ export const inventoryRepo = {
    * Writes these inventory rows with their EPCs' dedup reference times from `lastCounted`
    * (dedup key → time, as `loadState` gives it and dedup changes it). A reference time changes
    * only with a counted read, which changes its EPC's row too, so the changed rows carry every
-   * changed time.
+   * changed time. `uriListsEpc` says which rows a URI filter finds by their EPC; the others get
+   * the URI's hash.
    */
-  upsert(writes: WriteBatch, endpointId: number, rows: InventoryRow[], lastCounted: ReadonlyMap<string, number>): void {
+  upsert(
+    writes: WriteBatch,
+    endpointId: number,
+    rows: InventoryRow[],
+    lastCounted: ReadonlyMap<string, number>,
+    uriListsEpc: (epc: string, uri: string) => boolean,
+  ): void {
     const times = new Map<string, [string, number | null, number][]>();
     for (const row of rows) times.set(row.epc, []);
     for (const [key, at] of lastCounted) {
@@ -325,7 +347,7 @@ export const inventoryRepo = {
       endpoint_id: endpointId,
       epc: new SqlBytes(row.epc),
       epc_uri: row.epcUri,
-      epc_uri_hash: uriHash(row.epcUri),
+      epc_uri_hash: uriListsEpc(row.epc, row.epcUri) ? null : uriHash(row.epcUri),
       tid: row.tid,
       reader_id: row.readerId,
       antenna: row.antenna,
@@ -334,7 +356,8 @@ export const inventoryRepo = {
       last_seen: row.lastSeen,
       read_count: row.readCount,
       ...storedCounted(row, times.get(row.epc) ?? []),
-    })) satisfies ({ endpoint_id: number; epc_uri_hash: number } & Record<InventoryColumn, unknown> & StoredCounted)[];
+    })) satisfies ({ endpoint_id: number; epc_uri_hash: number | null } & Record<InventoryColumn, unknown> &
+      StoredCounted)[];
     writes.insertRows('tag_inventory', batch, { columns: ['endpoint_id', 'epc'], then: 'merge' });
   },
 

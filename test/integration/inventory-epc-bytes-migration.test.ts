@@ -7,6 +7,7 @@ import { migrationSource } from '../../server/db/migration-source';
 import { WriteBatch } from '../../server/db/write-batch';
 import { dedupKey, inventoryRepo, type InventoryRow } from '../../server/repositories/inventory.repo';
 import { testDatabase } from '../helpers/test-gateway';
+import { uriListsEpc } from '../../server/events/uhf';
 
 /**
  * The inventory's EPCs become bytes (issue 37.6): every EPC the gateway can store, whatever its
@@ -110,7 +111,7 @@ describe('the inventory EPC bytes migration', () => {
     // A row written after the migration is found and merged by its EPC like the converted ones.
     const writes = new WriteBatch(db.knex);
     const seenAgain = { ...rows[0], lastSeen: 1_700_000_001_000, readCount: 3 };
-    inventoryRepo.upsert(writes, 1, [seenAgain, row('0001', 1_700_000_000_500)], new Map());
+    inventoryRepo.upsert(writes, 1, [seenAgain, row('0001', 1_700_000_000_500)], new Map(), uriListsEpc);
     await writes.send();
     expect(await inventoryRepo.page(db.knex, { endpointId: 1, epc: 'AA', limit: 5 })).toEqual([seenAgain]);
 

@@ -16,6 +16,7 @@ import {
 import { iso } from '../../server/time';
 import { firstStatementPlan, firstStatementPlanPostgres } from '../helpers/query-plan';
 import { testDatabase } from '../helpers/test-gateway';
+import { decodeEpc, epcUriFilter, uriListsEpc } from '../../server/events/uhf';
 
 let dir: string;
 let db: Db;
@@ -40,9 +41,15 @@ beforeAll(async () => {
   db = await createDb(await testDatabase(dir));
   const writes = new WriteBatch(db.knex);
   const rows = Array.from({ length: 700 }, (_, n) => entry(n));
-  inventoryRepo.upsert(writes, 1, rows, new Map(rows.map((row, n) => [keyOf(row), 1_700_000_000_000 + n])));
+  inventoryRepo.upsert(
+    writes,
+    1,
+    rows,
+    new Map(rows.map((row, n) => [keyOf(row), 1_700_000_000_000 + n])),
+    uriListsEpc,
+  );
   // Another endpoint's rows with the same EPCs must not leak in.
-  inventoryRepo.upsert(writes, 2, [entry(1, { readCount: 999 })], new Map([[keyOf(entry(1)), 5]]));
+  inventoryRepo.upsert(writes, 2, [entry(1, { readCount: 999 })], new Map([[keyOf(entry(1)), 5]]), uriListsEpc);
   await writes.send();
 });
 
@@ -113,7 +120,7 @@ describe('dedup reference times kept with their EPC (issue 37.6)', () => {
     'gives back every time by its dedup key through %s, after the row moves to another reader too',
     async (_, withBatch) => {
       const writes = new WriteBatch(db.knex);
-      inventoryRepo.upsert(writes, 5, [tag, plain], times);
+      inventoryRepo.upsert(writes, 5, [tag, plain], times, uriListsEpc);
       await writes.send();
       const state = await withBatch((tx) => inventoryRepo.loadState(tx, 5, [tag.epc, plain.epc]));
       expect(state.lastCounted).toEqual(times);
@@ -122,7 +129,7 @@ describe('dedup reference times kept with their EPC (issue 37.6)', () => {
       const moved = { ...tag, antenna: null };
       const later = new Map([...times, [dedupKey(tag.epc, 'dock 3', 4), 1_700_000_000_905]]);
       const again = new WriteBatch(db.knex);
-      inventoryRepo.upsert(again, 5, [moved], later);
+      inventoryRepo.upsert(again, 5, [moved], later, uriListsEpc);
       await again.send();
       const reread = await withBatch((tx) => inventoryRepo.loadState(tx, 5, [tag.epc, plain.epc]));
       expect(reread.lastCounted).toEqual(later);
@@ -152,7 +159,13 @@ describe('inventoryRepo.page', () => {
 
   beforeAll(async () => {
     const writes = new WriteBatch(db.knex);
-    inventoryRepo.upsert(writes, 3, [...Array.from({ length: 200 }, (_, n) => entry(n)), ...ties], new Map());
+    inventoryRepo.upsert(
+      writes,
+      3,
+      [...Array.from({ length: 200 }, (_, n) => entry(n)), ...ties],
+      new Map(),
+      uriListsEpc,
+    );
     await writes.send();
     all = newestFirst([...Array.from({ length: 200 }, (_, n) => entry(n)), ...ties]);
   });
@@ -194,17 +207,15 @@ describe('inventoryRepo.page', () => {
       all.filter((row) => row.lastSeen >= entry(190).lastSeen && row.lastSeen <= entry(195).lastSeen),
     );
     expect(await page({ endpointId: 99 })).toEqual([]);
-    expect(await page({ epcUri: entry(7).epcUri })).toEqual(all.filter((row) => row.epcUri === entry(7).epcUri));
+    expect(await page({ epcUri: epcUriFilter(entry(7).epcUri) })).toEqual(
+      all.filter((row) => row.epcUri === entry(7).epcUri),
+    );
   });
 
   it.runIf(process.env.GATEWAY_TEST_DATABASE === 'postgres')(
-    'finds an EPC URI through its hash index on PostgreSQL, and a page from the page index',
+    'reads a page from the page index on PostgreSQL',
     async () => {
       await db.knex.raw('ANALYZE tag_inventory');
-      const uri = await firstStatementPlanPostgres(db.knex, () =>
-        inventoryRepo.page(db.knex, { endpointId: 3, limit: 500, epcUri: entry(7).epcUri }),
-      );
-      expect(uri).toContain('tag_inventory_uri_hash_idx');
       const page = await firstStatementPlanPostgres(db.knex, () =>
         inventoryRepo.page(db.knex, { endpointId: 3, limit: 17 }),
       );
@@ -225,14 +236,80 @@ describe('inventoryRepo.page', () => {
       }
     },
   );
+});
+
+describe('the EPC URI filter (issue 37: most rows found by their EPC, the rest by the URI hash)', () => {
+  const sgtin = 'urn:epc:id:sgtin:0614141.812345.6789';
+  const tag = (epc: string, lastSeen: number): InventoryRow => ({ ...entry(0), epc, epcUri: decodeEpc(epc), lastSeen });
+  // One SGTIN as SGTIN-96 with two filter values and as SGTIN-198 (which carries the hash), an
+  // SSCC, an SGTIN-96 whose company prefix is past its digits, a raw EPC; 600 other SGTINs.
+  const rows = [
+    tag('3074257BF7194E4000001A85', 1_700_000_300_003),
+    tag('3034257BF7194E4000001A85', 1_700_000_300_001),
+    tag('3674257BF7194E5B3770E40000000000000000000000000000', 1_700_000_300_002),
+    tag('3174257BF4499602D2000000', 1_700_000_300_004),
+    tag('3003FFFFFFFFFFFFFFFFFFFF', 1_700_000_300_005),
+    tag('E2801160600002084E3B2F1F', 1_700_000_300_006),
+    ...Array.from({ length: 600 }, (_, n) =>
+      tag(`3074257BF7194E40${String(n).padStart(8, '0')}`, 1_700_000_200_000 + n),
+    ),
+  ];
+  const hashedEpcs = [rows[2], rows[3], rows[4]].map((row) => row?.epc);
+  const byUri = (uri: string, limit = 500) =>
+    inventoryRepo.page(db.knex, { endpointId: 6, limit, epcUri: epcUriFilter(uri) });
+
+  beforeAll(async () => {
+    const writes = new WriteBatch(db.knex);
+    inventoryRepo.upsert(writes, 6, rows, new Map(), uriListsEpc);
+    await writes.send();
+    if (db.kind === 'postgres') await db.knex.raw('ANALYZE tag_inventory');
+  });
+
+  it('finds every row of a URI however it is encoded, newest first, and no other', async () => {
+    expect(decodeEpc(rows[2]?.epc ?? '')).toBe(sgtin);
+    expect(await byUri(sgtin)).toEqual([rows[0], rows[2], rows[1]]);
+    expect(await byUri(sgtin, 2)).toEqual([rows[0], rows[2]]);
+    for (const row of rows.slice(3)) expect(await byUri(row.epcUri), row.epc).toEqual([row]);
+    expect(await byUri('urn:epc:id:sgtin:0614141.812345.6790')).toEqual([]);
+    // The same URI on another endpoint finds nothing here.
+    expect(await inventoryRepo.page(db.knex, { endpointId: 7, limit: 5, epcUri: epcUriFilter(sgtin) })).toEqual([]);
+  });
+
+  it('stores the URI hash only on the rows the URI does not list', async () => {
+    const stored = await db
+      .knex('tag_inventory')
+      .where('endpoint_id', 6)
+      .whereNotNull('epc_uri_hash')
+      .select<{ epc: string }[]>(
+        db.knex.raw(db.kind === 'sqlite' ? 'hex(epc) as epc' : "upper(encode(epc, 'hex')) as epc"),
+      );
+    expect(stored.map((row) => row.epc).sort()).toEqual([...hashedEpcs].sort());
+  });
 
   it.runIf(process.env.GATEWAY_TEST_DATABASE !== 'postgres')(
-    'finds an EPC URI through its hash index on SQLite, not by scanning the page index',
+    'looks the listed EPCs up by key and the rest in the hash index on SQLite, never scanning the page index',
     async () => {
-      const { plan } = await firstStatementPlan(db.knex, () =>
-        inventoryRepo.page(db.knex, { endpointId: 3, limit: 500, epcUri: entry(7).epcUri }),
-      );
+      const { plan } = await firstStatementPlan(db.knex, () => byUri(sgtin));
       expect(plan).toContain('tag_inventory_uri_hash_idx (endpoint_id=? AND epc_uri_hash=?)');
+      expect(plan).not.toContain('tag_inventory_page_idx');
+    },
+  );
+
+  it.runIf(process.env.GATEWAY_TEST_DATABASE === 'postgres')(
+    'looks the listed EPCs up by key and the rest in the hash index on PostgreSQL, at a size where scans cost',
+    async () => {
+      // 50,000 more rows on the endpoint: below a few thousand a scan is cheapest, and chosen.
+      await db.knex.raw(
+        `INSERT INTO tag_inventory (endpoint_id, epc, epc_uri, reader_id, first_seen, last_seen, read_count)
+         SELECT 6, decode(lpad(to_hex(n), 24, '0'), 'hex'), 'urn:epc:raw:96.x' || lpad(to_hex(n), 24, '0'), 'r', n, n, 1
+           FROM generate_series(1, 50000) AS n`,
+      );
+      await db.knex.raw('ANALYZE tag_inventory');
+      const plan = await firstStatementPlanPostgres(db.knex, () => byUri(sgtin));
+      expect(plan).toContain('Index Scan using tag_inventory_pkey on tag_inventory');
+      expect(plan).toContain('Index Scan using tag_inventory_uri_hash_idx on tag_inventory hashed');
+      expect(plan).not.toMatch(/Seq Scan on tag_inventory|tag_inventory_page_idx/);
+      expect(await byUri(sgtin)).toEqual([rows[0], rows[2], rows[1]]);
     },
   );
 });
@@ -270,7 +347,7 @@ describe('the UHFTagRead snapshot (GET inventory)', () => {
       ...odd,
     ];
     const writes = new WriteBatch(db.knex);
-    inventoryRepo.upsert(writes, 4, rows, new Map());
+    inventoryRepo.upsert(writes, 4, rows, new Map(), uriListsEpc);
     await writes.send();
     all = rows.sort((a, b) => b.lastSeen - a.lastSeen || (a.epc < b.epc ? 1 : a.epc > b.epc ? -1 : 0));
   });

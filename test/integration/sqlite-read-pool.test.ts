@@ -8,6 +8,7 @@ import { WriteBatch } from '../../server/db/write-batch';
 import { SerializedPage, type SnapshotQuery } from '../../server/events/processor';
 import { PROCESSORS } from '../../server/events/registry';
 import { inventoryRepo, type InventoryRow } from '../../server/repositories/inventory.repo';
+import { uriListsEpc } from '../../server/events/uhf';
 
 let dir: string;
 let file: string;
@@ -27,7 +28,7 @@ const row = (n: number): InventoryRow => ({
 
 const store = async (rows: InventoryRow[]) => {
   const writes = new WriteBatch(db.knex);
-  inventoryRepo.upsert(writes, 1, rows, new Map());
+  inventoryRepo.upsert(writes, 1, rows, new Map(), uriListsEpc);
   await writes.send();
 };
 
@@ -64,7 +65,7 @@ describe('SQLite read connections (Db.reads)', () => {
     // One answer per read connection (2), built once each, however many requests.
     expect(before.size).toBeLessThanOrEqual(2);
     const writes = new WriteBatch(db.knex);
-    inventoryRepo.upsert(writes, 2, [row(4)], new Map());
+    inventoryRepo.upsert(writes, 2, [row(4)], new Map(), uriListsEpc);
     await writes.send();
     const after = await read();
     expect(before.has(after)).toBe(false);
@@ -78,7 +79,7 @@ describe('SQLite read connections (Db.reads)', () => {
     const inside = new Promise<void>((resolve) => (written = resolve));
     const transaction = inScriptTransaction(db.knex, async (tx) => {
       const writes = WriteBatch.onScript(tx);
-      inventoryRepo.upsert(writes, 1, [row(3)], new Map());
+      inventoryRepo.upsert(writes, 1, [row(3)], new Map(), uriListsEpc);
       await writes.send();
       await writes.read(writes.sql.raw('select 1')); // sends the write: BEGIN IMMEDIATE is held now
       written();

@@ -21,6 +21,8 @@ import { Slices } from '../../slices';
 import {
   hexProblem,
   normalizeEpcFilter,
+  epcUriFilter,
+  uriListsEpc,
   normalizeUhfBody,
   ReaderActivities,
   type DedupState,
@@ -185,7 +187,7 @@ async function storeTagReads(tx: WriteBatch, items: StoreItem<UhfBatch>[]): Prom
     });
     // Endpoints differ in every row, so this endpoint's writes may wait for the batch's send.
     // The dedup reference times are written with their EPC's row (a changed time changes it).
-    inventoryRepo.upsert(tx, endpointId, changedRows, state.lastCounted);
+    inventoryRepo.upsert(tx, endpointId, changedRows, state.lastCounted, uriListsEpc);
   }
   return outcomes;
 }
@@ -238,7 +240,7 @@ export const uhfTagReadProcessor: EventProcessor<UhfBatch> = {
     const filter = {
       endpointId: query.endpointId,
       epc: typeof f.epc === 'string' ? f.epc : undefined,
-      epcUri: typeof f.epcUri === 'string' ? f.epcUri : undefined,
+      epcUri: typeof f.epcUri === 'string' ? epcUriFilter(f.epcUri) : undefined,
       readerId: typeof f.readerId === 'string' ? f.readerId : undefined,
       antenna: typeof f.antenna === 'number' ? f.antenna : undefined,
       from: lowers.length > 0 ? Math.max(...lowers) : undefined,

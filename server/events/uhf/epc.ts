@@ -1,5 +1,5 @@
 import tds from 'epc-tds';
-import { sgtin96Uri } from './sgtin96';
+import { sgtin96Epc, sgtin96FieldsFit, sgtin96Uri } from './sgtin96';
 
 /** Gen2 EPC memory holds at most 496 bits of EPC: 124 hex digits. */
 export const MAX_EPC_HEX_DIGITS = 124;
@@ -17,13 +17,19 @@ export function hexProblem(hex: string): string | null {
 }
 
 /**
- * Decoded URIs by EPC. Decoding is a pure function of the hex, and readers report the same tag
- * population over and over (hence the dedup window), so most reads are repeats; decoding with
+ * Decoded EPCs by their hex. Decoding is a pure function of the hex, and readers report the same
+ * tag population over and over (hence the dedup window), so most reads are repeats; decoding with
  * epc-tds costs measurably more per read than a lookup (figures: docs/performance.md,
  * P06). Bounded by `DECODED_LIMIT` entries: cleared when full.
  */
-const decoded = new Map<string, string>();
+const decoded = new Map<string, Decoded>();
 const DECODED_LIMIT = 20_000;
+
+interface Decoded {
+  uri: string;
+  /** Whether `epcsOfUri(uri)` lists this EPC. */
+  listed: boolean;
+}
 
 /**
  * The pure-identity URI of an EPC (GS1 EPC Tag Data Standard), e.g.
@@ -34,22 +40,26 @@ const DECODED_LIMIT = 20_000;
  * throws: an unknown EPC is still a tag read.
  */
 export function decodeEpc(hex: string): string {
-  const upper = hex.toUpperCase();
-  let uri = decoded.get(upper);
-  if (uri === undefined) {
-    uri = decodeGs1(upper) ?? `urn:epc:raw:${String(upper.length * 4)}.x${upper}`;
-    if (decoded.size >= DECODED_LIMIT) decoded.clear();
-    decoded.set(upper, uri);
-  }
-  return uri;
+  return decodedEpc(hex.toUpperCase()).uri;
 }
 
-function decodeGs1(hex: string): string | null {
+function decodedEpc(upper: string): Decoded {
+  let entry = decoded.get(upper);
+  if (entry === undefined) {
+    entry = decodeGs1(upper) ?? { uri: `urn:epc:raw:${String(upper.length * 4)}.x${upper}`, listed: true };
+    if (decoded.size >= DECODED_LIMIT) decoded.clear();
+    decoded.set(upper, entry);
+  }
+  return entry;
+}
+
+function decodeGs1(hex: string): Decoded | null {
   const sgtin = sgtin96Uri(hex);
-  if (sgtin !== undefined) return sgtin;
+  if (sgtin !== undefined) return { uri: sgtin, listed: sgtin96FieldsFit(sgtin) };
   if (hexProblem(hex) !== null) return null;
   try {
-    return checkedIdUri(hex);
+    const uri = checkedIdUri(hex);
+    return uri === null ? null : { uri, listed: false };
   } catch {
     // Unknown header (non-GS1, e.g. factory EPCs), or a partition value the scheme does not
     // define: epc-tds throws, sometimes only once the URI is built.
@@ -101,4 +111,37 @@ export function normalizeEpcFilter(value: string): { epc: string } | { epcUri: s
     return { epcUri: `urn:epc:raw:${bits}.x${digits.toUpperCase()}` };
   }
   return { epcUri: uri };
+}
+
+const RAW_URI = /^urn:epc:raw:(\d+)\.x([0-9A-F]+)$/;
+
+/**
+ * The EPCs (upper-case hex) that `decodeEpc` gives exactly this URI and that can be listed from
+ * it: a raw URI's own hex, and an SGTIN's SGTIN-96 encodings with each filter value (the URI
+ * leaves the filter out). Any other EPC with this URI (another scheme, an SGTIN-198, fields
+ * padded beyond their digits) is not listed: `uriListsEpc` tells which, and storage finds
+ * those by a hash of the URI (docs/decisions/0415-epc-uri-filter-by-its-epcs.md).
+ */
+export function epcsOfUri(uri: string): string[] {
+  const raw = RAW_URI.exec(uri);
+  if (raw) return raw[1] === String((raw[2]?.length ?? 0) * 4) ? [raw[2] ?? ''] : [];
+  const epcs: string[] = [];
+  for (let filter = 0; filter < 8; filter++) {
+    const epc = sgtin96Epc(uri, filter);
+    if (epc === undefined) return [];
+    epcs.push(epc);
+  }
+  return epcs;
+}
+
+/** The inventory's URI filter: the URI with the EPCs it lists. */
+export const epcUriFilter = (uri: string): { uri: string; epcs: string[] } => ({ uri, epcs: epcsOfUri(uri) });
+
+/**
+ * Whether `epcsOfUri(uri)` holds `epc` (upper-case hex), without listing them: `uri` must be the
+ * EPC's own `decodeEpc`, which knows whether it is listed.
+ */
+export function uriListsEpc(epc: string, uri: string): boolean {
+  const entry = decodedEpc(epc);
+  return entry.listed && entry.uri === uri;
 }

@@ -1,5 +1,5 @@
 /** UHFTagRead processing: reader formats → tag reads → dedup and live inventory. Pure, no I/O. */
-export { decodeEpc, hexProblem, normalizeEpcFilter } from './epc';
+export { decodeEpc, epcUriFilter, hexProblem, normalizeEpcFilter, uriListsEpc } from './epc';
 export { normalizeTagReads, normalizeUhfBody, type UhfBatch } from './normalize';
 export type { ReaderAlarm, ReaderHealth, ReaderStatus } from './reader-status';
 export type { TagRead } from './tag-read';

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { decodeEpc, normalizeEpcFilter } from '../../../server/events/uhf';
+import { decodeEpc, epcUriFilter, normalizeEpcFilter, uriListsEpc } from '../../../server/events/uhf';
 import { fixtureJson } from './helpers';
 
 interface Vector {
@@ -98,5 +98,60 @@ describe('normalizeEpcFilter', () => {
     expect(normalizeEpcFilter('urn:epc:')).toBeNull();
     expect(normalizeEpcFilter('urn:isbn:123')).toBeNull();
     expect(normalizeEpcFilter('urn:epc:id:sgtin:0614141 .812345')).toBeNull();
+  });
+});
+
+describe('epcUriFilter and uriListsEpc (the URI filter finds most EPCs by their key)', () => {
+  /** A deterministic stream of SGTIN-96 EPCs over every filter and partition value. */
+  const sgtin96s = Array.from({ length: 5_000 }, (_, n) => {
+    const word = (Math.imul(n + 1, 2654435761) >>> 0).toString(16).toUpperCase().padStart(8, '0');
+    return `30${(n % 256).toString(16).toUpperCase().padStart(2, '0')}${word}${word}${word.slice(0, 4)}`;
+  });
+  const others = [
+    ...vectors.map((vector) => vector.hex),
+    'E2801160600002084E3B2F1F',
+    // 12-digit company prefix field holding 40 bits' worth: 13 digits in the URI.
+    '3003FFFFFFFFFFFFFFFFFFFF',
+    '3674257BF7194E5B3770E40000000000000000000000000000',
+    'AA',
+  ];
+
+  it('lists exactly the EPCs whose own URI lists them, and every URI finds its own EPC one way', () => {
+    let listed = 0;
+    for (const epc of [...sgtin96s, ...others]) {
+      const uri = decodeEpc(epc);
+      const { epcs } = epcUriFilter(uri);
+      expect(uriListsEpc(epc, uri), epc).toBe(epcs.includes(epc));
+      // Every listed EPC decodes to the URI that lists it.
+      for (const other of epcs) expect(decodeEpc(other), other).toBe(uri);
+      if (epcs.includes(epc)) listed += 1;
+    }
+    // Partition 7 (undefined) and fields past their digits (random bits often are) are left to the hash.
+    expect(listed).toBeGreaterThan(sgtin96s.length / 2);
+  });
+
+  it('lists an SGTIN as its SGTIN-96 with each filter value, and a raw URI as its hex', () => {
+    const { epcs } = epcUriFilter('urn:epc:id:sgtin:0614141.812345.6789');
+    expect(epcs).toHaveLength(8);
+    expect(epcs).toContain('3074257BF7194E4000001A85');
+    expect(epcUriFilter('urn:epc:raw:96.xE2801160600002084E3B2F1F').epcs).toEqual(['E2801160600002084E3B2F1F']);
+    expect(uriListsEpc('E2801160600002084E3B2F1F', 'urn:epc:raw:96.xE2801160600002084E3B2F1F')).toBe(true);
+  });
+
+  it('lists nothing where the URI does not name its EPCs one way, and says so for those EPCs', () => {
+    // Other schemes, an SGTIN-198, an SGTIN no SGTIN-96 can hold, a raw URI with the wrong bits.
+    for (const uri of [
+      'urn:epc:id:sscc:0614141.1234567890',
+      'urn:epc:id:sgtin:0614141.812345.ABC',
+      'urn:epc:id:sgtin:0614141.812345.06789',
+      'urn:epc:id:sgtin:0614141.81234.6789',
+      'urn:epc:id:sgtin:0614141.812345.274877906944',
+      'urn:epc:raw:64.xE2801160600002084E3B2F1F',
+    ])
+      expect(epcUriFilter(uri).epcs, uri).toEqual([]);
+    expect(uriListsEpc('3174257BF4499602D2000000', 'urn:epc:id:sscc:0614141.1234567890')).toBe(false);
+    expect(uriListsEpc('3003FFFFFFFFFFFFFFFFFFFF', decodeEpc('3003FFFFFFFFFFFFFFFFFFFF'))).toBe(false);
+    // A URI that is not the EPC's own is never said to list it.
+    expect(uriListsEpc('3074257BF7194E4000001A85', 'urn:epc:id:sgtin:0614141.812345.6788')).toBe(false);
   });
 });
