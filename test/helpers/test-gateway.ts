@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Middleware } from 'koa';
-import { inject } from 'vitest';
-import type { DbConfig } from '../../server/db';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { createDb, type Db, type DbConfig } from '../../server/db';
 import { createGateway, type Gateway } from '../../server/gateway';
 import { startServer, type RunningServer } from '../../server/http/start-server';
 import { silentLogger } from '../../server/logger';
@@ -36,6 +36,24 @@ export async function testDatabase(dataDir: string): Promise<DbConfig> {
     return { kind: 'sqlite', filename: join(dataDir, 'gateway.db') };
   const name = `gw_${process.pid}_${Date.now().toString(36)}_${databases++}`;
   return { kind: 'postgres', url: await createDatabase(inject('postgresUrl'), name) };
+}
+
+/**
+ * A fresh database for the file's tests, opened before them and closed (its folder removed)
+ * after: `opened` receives it before any later `beforeAll` of the file runs.
+ */
+export function useTestDatabase(prefix: string, opened: (db: Db) => void): void {
+  let dir = '';
+  let db: Db | undefined;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    db = await createDb(await testDatabase(dir));
+    opened(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 }
 
 /**

@@ -1,20 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../../server/db';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../server/db';
 import { migrationSource } from '../../server/db/migration-source';
 import { WriteBatch } from '../../server/db/write-batch';
 import { eventsRepo, eventWrites } from '../../server/repositories/events.repo';
 import { dedupKey, inventoryRepo, type InventoryRow } from '../../server/repositories/inventory.repo';
-import { testDatabase } from '../helpers/test-gateway';
+import { useTestDatabase } from '../helpers/test-gateway';
 import { epcUriFilter } from '../../server/events/uhf';
 
 /**
  * The migration of issue 37.6 converts what is stored: dedup rows into their EPC's inventory row
  * and back, URI hashes for the rows there are, compressed payloads back to text on the way down.
  */
-let dir: string;
 let db: Db;
 // Named: later migrations (the EPCIS lead index, say) stay applied while this one goes down and up;
 // the inventory's EPC bytes, which convert the rows this one writes, go down first and up last.
@@ -84,15 +80,7 @@ const event = (id: string, payload: string) => ({
 });
 const batch = JSON.stringify(Array.from({ length: 40 }, (_, n) => ({ epc: `AA${n}`, antenna: 1, note: 'é 😀' })));
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gateway-disk-migration-'));
-  db = await createDb(await testDatabase(dir));
-});
-
-afterAll(async () => {
-  await db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+useTestDatabase('gateway-disk-migration-', (opened) => (db = opened));
 
 describe('the disk-per-read migration', () => {
   it('folds dedup rows into the inventory, hashes the URIs, and unfolds them again on the way down', async () => {

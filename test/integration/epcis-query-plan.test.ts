@@ -1,18 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadObjectEvents } from '../../bench/epcis-store';
 import type pg from 'pg';
-import { createDb, type Db } from '../../server/db';
+import type { Db } from '../../server/db';
 import { withRawConnection } from '../../server/db/sqlite-exec';
 import { epcisIndexRepo, type EpcisIndexQuery } from '../../server/repositories/epcis-index.repo';
 import { statementPlan, statementPlanPostgres } from '../helpers/query-plan';
-import { testDatabase } from '../helpers/test-gateway';
+import { useTestDatabase } from '../helpers/test-gateway';
 
 const POSTGRES = process.env.GATEWAY_TEST_DATABASE === 'postgres';
 
-let dir: string;
 let db: Db;
 
 const base: EpcisIndexQuery = {
@@ -24,14 +20,7 @@ const base: EpcisIndexQuery = {
   limit: 101,
 };
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gateway-epcis-plan-'));
-  db = await createDb(await testDatabase(dir));
-});
-afterAll(async () => {
-  await db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+useTestDatabase('gateway-epcis-plan-', (opened) => (db = opened));
 
 const FIRST_EVENT_TIME = Date.parse('2026-01-01T00:00:00Z');
 

@@ -1,16 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../../server/db';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../server/db';
 import { withSqliteConnection, type SqliteConnection } from '../../server/db/sqlite-exec';
 import { createWriter } from '../../server/db/writer';
 import { GroupCommit } from '../../server/intake/commit/group-commit';
 import { eventWrites, type EventInsert } from '../../server/repositories/events.repo';
 import { idempotencyRepo, type IdempotencyInsert } from '../../server/repositories/idempotency.repo';
-import { testDatabase } from '../helpers/test-gateway';
+import { useTestDatabase } from '../helpers/test-gateway';
 
-let dir: string;
 let db: Db;
 let routeId: number;
 let endpointId: number;
@@ -47,9 +43,9 @@ const insert = (commit: GroupCommit, r: EventInsert, key?: IdempotencyInsert) =>
 /** SQLite returns the new id as a number, PostgreSQL as `{ id }`. */
 const insertedId = (r: { id: number } | number): number => (typeof r === 'number' ? r : r.id);
 
+useTestDatabase('gateway-commit-', (opened) => (db = opened));
+
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gateway-commit-'));
-  db = await createDb(await testDatabase(dir));
   [endpointId] = (
     await db
       .knex('endpoints')
@@ -73,11 +69,6 @@ beforeAll(async () => {
       'id',
     )
   ).map(insertedId);
-});
-
-afterAll(async () => {
-  await db.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('group commit of acknowledgements', () => {

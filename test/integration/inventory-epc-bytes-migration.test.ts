@@ -1,12 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../../server/db';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../server/db';
 import { migrationSource } from '../../server/db/migration-source';
 import { WriteBatch } from '../../server/db/write-batch';
 import { dedupKey, inventoryRepo, type InventoryRow } from '../../server/repositories/inventory.repo';
-import { testDatabase } from '../helpers/test-gateway';
+import { useTestDatabase } from '../helpers/test-gateway';
 import { uriListsEpc } from '../../server/events/uhf';
 
 /**
@@ -14,7 +11,6 @@ import { uriListsEpc } from '../../server/events/uhf';
  * length, comes back as the same hex text, is found by it, and pages in the same order; `down`
  * gives the text back.
  */
-let dir: string;
 let db: Db;
 const migration = { migrationSource, tableName: 'knex_migrations', name: '20261203090000_inventory_epc_bytes' };
 const postgres = process.env.GATEWAY_TEST_DATABASE === 'postgres';
@@ -57,15 +53,7 @@ const stored = (r: InventoryRow) => ({
   counted_others: null,
 });
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gateway-epc-bytes-'));
-  db = await createDb(await testDatabase(dir));
-});
-
-afterAll(async () => {
-  await db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+useTestDatabase('gateway-epc-bytes-', (opened) => (db = opened));
 
 /** Every page of endpoint 1, two rows at a time, through the keyset cursor. */
 async function allPages(): Promise<InventoryRow[]> {

@@ -1,8 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../../server/db';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../server/db';
 import { inScriptTransaction } from '../../server/db/sqlite-transaction';
 import { WriteBatch } from '../../server/db/write-batch';
 import { SerializedPage, type SnapshotQuery } from '../../server/events/processor';
@@ -15,10 +12,9 @@ import {
 } from '../../server/repositories/inventory.repo';
 import { iso } from '../../server/time';
 import { firstStatementPlan, firstStatementPlanPostgres } from '../helpers/query-plan';
-import { testDatabase } from '../helpers/test-gateway';
+import { useTestDatabase } from '../helpers/test-gateway';
 import { decodeEpc, epcUriFilter, uriListsEpc } from '../../server/events/uhf';
 
-let dir: string;
 let db: Db;
 
 const keyOf = (row: InventoryRow) => dedupKey(row.epc, row.readerId, row.antenna);
@@ -36,9 +32,9 @@ const entry = (n: number, overrides: Partial<InventoryRow> = {}): InventoryRow =
   ...overrides,
 });
 
+useTestDatabase('gateway-inventory-', (opened) => (db = opened));
+
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gateway-inventory-'));
-  db = await createDb(await testDatabase(dir));
   const writes = new WriteBatch(db.knex);
   const rows = Array.from({ length: 700 }, (_, n) => entry(n));
   inventoryRepo.upsert(
@@ -51,11 +47,6 @@ beforeAll(async () => {
   // Another endpoint's rows with the same EPCs must not leak in.
   inventoryRepo.upsert(writes, 2, [entry(1, { readCount: 999 })], new Map([[keyOf(entry(1)), 5]]), uriListsEpc);
   await writes.send();
-});
-
-afterAll(async () => {
-  await db.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** loadState through a batch on a Knex connection, and on SQLite through a script transaction too. */

@@ -1,20 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../../server/db';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../server/db';
 import { migrationSource } from '../../server/db/migration-source';
 import { WriteBatch } from '../../server/db/write-batch';
 import { decodeEpc, epcUriFilter, uriListsEpc } from '../../server/events/uhf';
 import { inventoryRepo, type InventoryRow } from '../../server/repositories/inventory.repo';
-import { testDatabase } from '../helpers/test-gateway';
+import { useTestDatabase } from '../helpers/test-gateway';
 
 /**
  * The URI hash index holds only hashed rows (issue 37; decision 0415): rows written before keep
  * their hash and are found by it (once, though their URI lists them too), rows written after
  * carry none where their URI lists them, and `down` hashes every row again.
  */
-let dir: string;
 let db: Db;
 const migration = { migrationSource, tableName: 'knex_migrations', name: '20261204090000_inventory_uri_hash_partial' };
 const postgres = process.env.GATEWAY_TEST_DATABASE === 'postgres';
@@ -62,15 +58,7 @@ async function indexDefinition(): Promise<string> {
 
 const byUri = (uri: string) => inventoryRepo.page(db.knex, { endpointId: 1, limit: 10, epcUri: epcUriFilter(uri) });
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gateway-uri-hash-'));
-  db = await createDb(await testDatabase(dir));
-});
-
-afterAll(async () => {
-  await db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+useTestDatabase('gateway-uri-hash-', (opened) => (db = opened));
 
 describe('the partial URI hash index migration', () => {
   it('keeps the rows there were findable, writes new ones without a hash, and hashes all on the way down', async () => {

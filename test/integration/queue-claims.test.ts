@@ -1,20 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '../../server/db';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Db } from '../../server/db';
 import { inScriptTransaction } from '../../server/db/sqlite-transaction';
 import { WriteBatch } from '../../server/db/write-batch';
 import { eventsRepo, eventWrites, type Claim, type EventInsert } from '../../server/repositories/events.repo';
-import { testDatabase } from '../helpers/test-gateway';
+import { useTestDatabase } from '../helpers/test-gateway';
 
 /**
  * The worker's claim of queued events on each database (SQLite reads the batch on a reader
  * connection, PostgreSQL leases it): which events, in which order, as stored, and how many a
  * byte budget lets through.
  */
-let dir: string;
 let db: Db;
 let sequence = 0;
 const NOW = 1_700_000_000_000;
@@ -64,18 +60,10 @@ const store = async (rows: StoredEvent[]) => {
   await db.knex('events').insert(rows);
 };
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'gateway-claims-'));
-  db = await createDb(await testDatabase(dir));
-});
+useTestDatabase('gateway-claims-', (opened) => (db = opened));
 
 beforeEach(async () => {
   await db.knex('events').delete();
-});
-
-afterAll(async () => {
-  await db.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('the worker claims queued events', () => {
