@@ -69,12 +69,13 @@ function inventorySize(databaseFile: string): Promise<number> {
 }
 
 /** An EPC that is in the inventory (wrk's first serials are not predictable: it builds requests ahead). */
-async function someInventoryEpc(inventoryUrl: string): Promise<string> {
+/** The newest inventory item's EPC, as hex and as its URI. */
+async function someInventoryEpc(inventoryUrl: string): Promise<{ epc: string; epcUri: string }> {
   const res = await fetch(`${inventoryUrl}?limit=1`);
-  const body = (await res.json()) as { items?: { epc: string }[] };
-  const epc = body.items?.[0]?.epc;
-  if (res.status !== 200 || !epc) throw new Error(`GET inventory ?limit=1 → ${res.status}, no EPC to look up`);
-  return epc;
+  const body = (await res.json()) as { items?: { epc: string; epcUri: string }[] };
+  const item = body.items?.[0];
+  if (res.status !== 200 || !item) throw new Error(`GET inventory ?limit=1 → ${res.status}, no EPC to look up`);
+  return item;
 }
 
 const distinctCase = () => {
@@ -118,10 +119,11 @@ export async function growthRun(
   }
   const base = context.bases.http ?? '';
   const inventoryUrl = `${base}/bench/${ROUTES.inventory}`;
-  const epc = await someInventoryEpc(inventoryUrl);
+  const { epc, epcUri } = await someInventoryEpc(inventoryUrl);
   const gets = [
     { label: 'GET inventory ?limit=100', url: `${inventoryUrl}?limit=100` },
     { label: `GET inventory ?epc=${epc}`, url: `${inventoryUrl}?epc=${epc}` },
+    { label: `GET inventory ?epc=${epcUri}`, url: `${inventoryUrl}?epc=${encodeURIComponent(epcUri)}` },
   ];
   const timed: GrowthReport['gets'] = [];
   for (const get of gets) {
