@@ -72,6 +72,8 @@ describe('admin inventory and decoded reads (issue 40)', () => {
       'antenna=2',
       `epc=${epc(2).toLowerCase()}`,
       'epc=urn:epc:id:sgtin:0614141.812345.6789',
+      // Half a byte: no tag has this EPC (and PostgreSQL cannot decode it).
+      'epc=urn:epc:raw:4.xA',
       'seenSince=2026-11-25T10:00:03Z',
       'readerId=fx-2&antenna=1',
     ];

@@ -113,7 +113,8 @@ export function normalizeEpcFilter(value: string): { epc: string } | { epcUri: s
   return { epcUri: uri };
 }
 
-const RAW_URI = /^urn:epc:raw:(\d+)\.x([0-9A-F]+)$/;
+// Whole bytes only: no stored EPC has half a byte, and the databases refuse to decode one.
+const RAW_URI = /^urn:epc:raw:(\d+)\.x((?:[0-9A-F]{2})+)$/;
 
 /**
  * The EPCs (upper-case hex) that `decodeEpc` gives exactly this URI and that can be listed from
@@ -122,7 +123,7 @@ const RAW_URI = /^urn:epc:raw:(\d+)\.x([0-9A-F]+)$/;
  * padded beyond their digits) is not listed: `uriListsEpc` tells which, and storage finds
  * those by a hash of the URI (docs/decisions/0415-epc-uri-filter-by-its-epcs.md).
  */
-export function epcsOfUri(uri: string): string[] {
+function epcsOfUri(uri: string): string[] {
   const raw = RAW_URI.exec(uri);
   if (raw) return raw[1] === String((raw[2]?.length ?? 0) * 4) ? [raw[2] ?? ''] : [];
   const epcs: string[] = [];

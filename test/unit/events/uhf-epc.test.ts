@@ -147,6 +147,7 @@ describe('epcUriFilter and uriListsEpc (the URI filter finds most EPCs by their 
       'urn:epc:id:sgtin:0614141.81234.6789',
       'urn:epc:id:sgtin:0614141.812345.274877906944',
       'urn:epc:raw:64.xE2801160600002084E3B2F1F',
+      'urn:epc:raw:4.xA',
     ])
       expect(epcUriFilter(uri).epcs, uri).toEqual([]);
     expect(uriListsEpc('3174257BF4499602D2000000', 'urn:epc:id:sscc:0614141.1234567890')).toBe(false);
