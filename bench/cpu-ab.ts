@@ -1,9 +1,10 @@
 /**
  * CPU per request of two or more builds of the gateway, alternated on the server's core:
  * `node --import tsx bench/cpu-ab.ts <checkout> <checkout> …` (each a built checkout, `npm run
- * build`; `.` is this one; `checkout::--a-node-flag,--another` runs that build under node flags). Throughput on a shared two-core machine moves with whatever else runs;
- * the CPU time the gateway spends per request moves much less, so this is the figure to compare
- * builds by.
+ * build`; `.` is this one; `checkout::--a-node-flag,--another` runs that build under node flags).
+ * Throughput on a shared two-core machine moves with whatever else runs; the CPU time the gateway
+ * spends per request moves much less, so this is the figure to compare builds by. Two identical
+ * builds still differ by several per cent on a busy machine: compare medians of many rounds.
  *
  * Each build runs as its own gateway (a fresh data dir, configured as `npm run bench` configures
  * it), all pinned to the server's core; wrk loads one of them at a time from the other core. A
