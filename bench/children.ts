@@ -78,9 +78,19 @@ export function startBaseline(): Promise<Child> {
 
 export const PROFILE_DIR = join(ROOT, 'bench/results/profiles');
 
-/** `gateway serve` on a fresh data dir (on PostgreSQL with `databaseUrl`); with `profile`, under `--cpu-prof` (written at exit). */
-export function startGateway(dataDir: string, profile: boolean, databaseUrl?: string): Promise<Child> {
-  const nodeFlags: string[] = [];
+/**
+ * `gateway serve` on a fresh data dir (on PostgreSQL with `databaseUrl`); with `profile`, under
+ * `--cpu-prof` (written at exit). `root`: the checkout whose `bin/gateway.js` runs (this one unless
+ * given) and `extraNodeFlags` what node runs it with: bench/cpu-ab.ts starts other builds beside it.
+ */
+export function startGateway(
+  dataDir: string,
+  profile: boolean,
+  databaseUrl?: string,
+  root = ROOT,
+  extraNodeFlags: string[] = [],
+): Promise<Child> {
+  const nodeFlags: string[] = [...extraNodeFlags];
   const env: Record<string, string> = { GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD };
   if (profile) {
     mkdirSync(PROFILE_DIR, { recursive: true });
@@ -90,7 +100,7 @@ export function startGateway(dataDir: string, profile: boolean, databaseUrl?: st
   }
   const args = [
     ...nodeFlags,
-    join(ROOT, 'bin/gateway.js'),
+    join(root, 'bin/gateway.js'),
     'serve',
     '--port',
     '0',

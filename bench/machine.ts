@@ -40,7 +40,8 @@ function statFields(pid: number | string): string[] | null {
   }
 }
 
-function processMs(pid: number | string): number {
+/** A process's (or, as `<pid>/task/<tid>`, one thread's) CPU time so far: utime + stime, in ms. */
+export function processMs(pid: number | string): number {
   const fields = statFields(pid);
   return fields ? (Number(fields[11]) + Number(fields[12])) * TICK_MS : 0;
 }
