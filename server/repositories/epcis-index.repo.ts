@@ -457,13 +457,15 @@ function pageOfText(text: PageText | undefined, q: EpcisIndexQuery): EpcisPage {
   let ordered = true;
   for (const part of text.page.split(ROW_SEPARATOR)) {
     const keysEnd = part.indexOf(KEYS_SEPARATOR);
-    const [seq, eventTime, recordTime, bytes] = part.slice(0, keysEnd).split(',');
+    const eventTimeAt = part.indexOf(',') + 1;
+    const recordTimeAt = part.indexOf(',', eventTimeAt) + 1;
+    const bytesAt = part.indexOf(',', recordTimeAt) + 1;
     const payload = part.slice(keysEnd + 1);
     const row = {
-      seq: Number(seq),
-      eventTime: Number(eventTime),
-      recordTime: Number(recordTime),
-      payload: bytes ? receivedPayload(payload, Number(bytes)) : payload,
+      seq: Number(part.slice(0, eventTimeAt - 1)),
+      eventTime: Number(part.slice(eventTimeAt, recordTimeAt - 1)),
+      recordTime: Number(part.slice(recordTimeAt, bytesAt - 1)),
+      payload: bytesAt < keysEnd ? receivedPayload(payload, Number(part.slice(bytesAt, keysEnd))) : payload,
     };
     const previous = rows[rows.length - 1];
     if (previous && order(previous, row) >= 0) ordered = false;
