@@ -108,19 +108,49 @@ const COLUMN_OF = {
 const rangeEnd = (prefix: string): string =>
   prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 
+/** One EPC condition as its statement binds it: exact EPCs, and each pattern as its range and glob. */
+interface MatchSpec {
+  roles: readonly EpcRole[];
+  exact: string[];
+  /** `glob` in the dialect's own syntax (GLOB on SQLite, LIKE on PostgreSQL). */
+  ranges: { from: string; to: string; glob?: string }[];
+}
+
+/** A query as its page statement is built from it (see `statementOf`); the limit goes in apart. */
+type PageSpec = Omit<EpcisIndexQuery, 'matches' | 'limit'> & { matches: MatchSpec[] };
+
+function specOf(q: EpcisIndexQuery, sqlite: boolean): PageSpec {
+  const { matches, limit: _limit, ...rest } = q;
+  return {
+    ...rest,
+    matches: matches.map(({ roles, values }) => ({
+      roles,
+      exact: values.flatMap((value) => ('exact' in value ? [value.exact] : [])),
+      ranges: values.flatMap((value) =>
+        'prefix' in value
+          ? [
+              {
+                from: value.prefix,
+                to: rangeEnd(value.prefix),
+                ...(value.glob === undefined ? {} : { glob: sqlite ? globSqlite(value.glob) : globLike(value.glob) }),
+              },
+            ]
+          : [],
+      ),
+    })),
+  };
+}
+
 /** The event ids of one EPC condition, read from `epcis_epcs_match_idx` alone. */
-function matchingEvents(db: Queryable, endpointId: number, roles: readonly EpcRole[], values: EpcMatch[]) {
-  const exact = values.flatMap((value) => ('exact' in value ? [value.exact] : []));
-  const patterns = values.flatMap((value) => ('prefix' in value ? [value] : []));
-  const branch = () => db('epcis_epcs').select('event_id').where('endpoint_id', endpointId).whereIn('role', roles);
+function matchingEvents(db: Queryable, endpointId: number, match: MatchSpec) {
+  const branch = () =>
+    db('epcis_epcs').select('event_id').where('endpoint_id', endpointId).whereIn('role', match.roles);
   const branches: Knex.QueryBuilder[] = [];
-  if (exact.length > 0) branches.push(branch().whereIn('epc', exact));
-  for (const pattern of patterns) {
-    const query = branch().where('epc', '>=', pattern.prefix).where('epc', '<', rangeEnd(pattern.prefix));
-    if (pattern.glob !== undefined) {
-      if (dialectOf(db) === 'sqlite') void query.whereRaw('epc GLOB ?', [globSqlite(pattern.glob)]);
-      else void query.whereRaw('epc LIKE ?', [globLike(pattern.glob)]);
-    }
+  if (match.exact.length > 0) branches.push(branch().whereIn('epc', match.exact));
+  for (const range of match.ranges) {
+    const query = branch().where('epc', '>=', range.from).where('epc', '<', range.to);
+    if (range.glob !== undefined)
+      void query.whereRaw(dialectOf(db) === 'sqlite' ? 'epc GLOB ?' : 'epc LIKE ?', [range.glob]);
     branches.push(query);
   }
   if (branches.length === 0) throw new Error('an EPC condition needs at least one value');
@@ -144,7 +174,7 @@ type Term = { sql: string; bindings: Knex.RawBinding[] };
  * the range's own bound is then tested, not walked); otherwise the tighter of the range's own
  * bound and the one the other time's range implies (`impliedBounds`).
  */
-function addTimeRanges(db: Queryable, query: Knex.QueryBuilder, q: EpcisIndexQuery, byEpc: boolean): void {
+function addTimeRanges(db: Queryable, query: Knex.QueryBuilder, q: PageSpec, byEpc: boolean): void {
   const sqlite = dialectOf(db) === 'sqlite';
   const unindexed = (column: string) => (sqlite ? `+${column}` : column);
   const [time, own, otherColumn, other] =
@@ -189,7 +219,7 @@ function addTimeRanges(db: Queryable, query: Knex.QueryBuilder, q: EpcisIndexQue
  * much it saves depends on the leads: events recorded shortly after they happened give a tight
  * bound, one event dated far in the future a loose one (then the walk is as long as without it).
  */
-function impliedBounds(q: EpcisIndexQuery): { ge?: Term; lt?: Term } {
+function impliedBounds(q: PageSpec): { ge?: Term; lt?: Term } {
   const lead = (fn: 'min' | 'max') =>
     `(SELECT ${fn}(l.event_time - l.record_time) FROM epcis_events l WHERE l.endpoint_id = ?)`;
   // Ordered by record time: record_time = event_time - lead; by event time: event_time = record_time + lead.
@@ -203,19 +233,8 @@ function impliedBounds(q: EpcisIndexQuery): { ge?: Term; lt?: Term } {
   };
 }
 
-/** A page's row as the database returns it; `pin` on a first page only. */
-interface PageRow {
-  seq: unknown;
-  event_time: unknown;
-  record_time: unknown;
-  payload: string;
-  /** The payload's stored form (see event-payload.ts): null when it is stored as received. */
-  payload_bytes: unknown;
-  pin?: unknown;
-}
-
-/** The SELECT of one page of the query (see `epcisIndexRepo.page`). */
-function pageQuery(db: Queryable, q: EpcisIndexQuery): Knex.QueryBuilder {
+/** The SELECT of one page of the query without its limit (see `statementOf`). */
+function pageQuery(db: Queryable, q: PageSpec): Knex.QueryBuilder {
   const time = q.orderBy === 'eventTime' ? 'x.event_time' : 'x.record_time';
   // SQLite plans without statistics, so the plan is chosen here (a unary `+` keeps a term off
   // the indexes): an EPC condition drives the query from the EPC index (its events are looked
@@ -230,25 +249,116 @@ function pageQuery(db: Queryable, q: EpcisIndexQuery): Knex.QueryBuilder {
     .orderBy([
       { column: time, order: q.direction },
       { column: 'x.seq', order: q.direction },
-    ])
-    // On PostgreSQL the limit is part of the text, so the kept statement's generic plan fits (see `pageRows`).
-    .limit(q.limit, { skipBinding: !sqlite });
+    ]);
   const byEpc = q.matches.length > 0;
   void query.whereRaw(`${byEpc ? unindexed('x.endpoint_id') : 'x.endpoint_id'} = ?`, [q.endpointId]);
   // A later page reads the rows its first page saw; a first page says which those were.
   if (q.pin === undefined) void query.select(db.raw('(SELECT max(seq) FROM epcis_events) AS pin'));
   else void query.where('x.seq', '<=', q.pin);
-  if (byEpc) {
-    for (const match of q.matches) {
-      void query.whereIn('x.event_id', matchingEvents(db, q.endpointId, match.roles, match.values));
-    }
-  }
+  for (const match of q.matches) void query.whereIn('x.event_id', matchingEvents(db, q.endpointId, match));
   for (const [field, column] of Object.entries(COLUMN_OF) as [keyof typeof COLUMN_OF, string][]) {
     const values = q[field];
     if (values) void query.whereIn(`x.${column}`, values);
   }
   addTimeRanges(db, query, q, byEpc);
   return query;
+}
+
+/** A value a page statement binds. */
+type Bound = string | number;
+
+/** Fields of a `PageSpec` whose values are written into the statement's text; every other value is bound. */
+const TEXT_FIELDS = new Set(['orderBy', 'direction']);
+
+/** What stands for the bound value `index` while a statement's text is built (see `statementOf`). */
+const mark = (index: number): string => `bound value ${index}`;
+const MARKED = /^bound value (\d+)$/;
+
+/**
+ * One walk of a spec: its shape as text (which fields and list entries it has, and the values of
+ * `TEXT_FIELDS`), its bound values in walk order, and the spec with each bound value replaced by
+ * a marker of its place in that order.
+ */
+function shapeOf(spec: PageSpec): { shape: string; values: Bound[]; marked: PageSpec } {
+  const values: Bound[] = [];
+  const visit = (value: unknown, field: string): [string, unknown] => {
+    if (typeof value === 'string' || typeof value === 'number') {
+      if (TEXT_FIELDS.has(field)) return [JSON.stringify(value), value];
+      values.push(value);
+      return ['?', mark(values.length - 1)];
+    }
+    if (Array.isArray(value)) {
+      let shape = '[';
+      const marked = value.map((item: unknown) => {
+        const [itemShape, markedItem] = visit(item, field);
+        shape += `${itemShape},`;
+        return markedItem;
+      });
+      return [`${shape}]`, marked];
+    }
+    if (typeof value === 'object' && value !== null) {
+      let shape = '{';
+      const marked: Record<string, unknown> = {};
+      for (const [name, member] of Object.entries(value)) {
+        if (member === undefined) continue;
+        const [memberShape, markedMember] = visit(member, name);
+        shape += `${name}:${memberShape},`;
+        marked[name] = markedMember;
+      }
+      return [`${shape}}`, marked];
+    }
+    throw new Error(`an EPCIS page query holds ${typeof value}`);
+  };
+  const [shape, marked] = visit(spec, '');
+  return { shape, values, marked: marked as PageSpec };
+}
+
+/** A page statement's text, which of the query's values it binds where, and its kept name. */
+interface PageStatement {
+  sql: string;
+  /** For each binding, its index among the values `shapeOf` walks (the limit apart). */
+  slots: number[];
+  name: string | undefined;
+}
+
+/**
+ * How many statement shapes keep their text (see `statementOf`), most recently used last. A
+ * shape is which parameters a query has and how many values each lists: clients could make any
+ * number of them.
+ */
+const MAX_PAGE_SHAPES = 256;
+const pageStatements = new Map<string, PageStatement>();
+
+/**
+ * The page statement of `q` and its bindings. The text depends on the query's shape only (see
+ * `shapeOf`; on PostgreSQL its limit too), so it is built by Knex once per shape and kept: with
+ * the query's values replaced by markers, whose places in Knex's bindings say where each value
+ * goes. A query of a kept shape costs one walk of its values, not a Knex build and compile.
+ */
+function statementOf(db: Queryable, q: EpcisIndexQuery): { sql: string; bindings: Bound[]; name: string | undefined } {
+  const sqlite = dialectOf(db) === 'sqlite';
+  // The limit is a literal in PostgreSQL's text (see `pageRows`): it must be a count.
+  if (!Number.isSafeInteger(q.limit) || q.limit < 1) throw new Error(`an EPCIS page limit must be a count: ${q.limit}`);
+  const { shape, values, marked } = shapeOf(specOf(q, sqlite));
+  const key = sqlite ? `sqlite ${shape}` : `postgres ${q.limit} ${shape}`;
+  let statement = pageStatements.get(key);
+  if (statement) {
+    pageStatements.delete(key);
+  } else {
+    const { sql: inner, bindings } = pageQuery(db, marked).toSQL().toNative();
+    const slots = bindings.map((binding) => {
+      const index = typeof binding === 'string' ? MARKED.exec(binding)?.[1] : undefined;
+      if (index === undefined) throw new Error('an EPCIS page statement binds a value that is not its query’s');
+      return Number(index);
+    });
+    const sql = pageText(`${inner} limit ${sqlite ? '?' : q.limit}`, q, sqlite);
+    statement = { sql, slots, name: keptName(sql) };
+    if (pageStatements.size >= MAX_PAGE_SHAPES) pageStatements.delete(pageStatements.keys().next().value as string);
+  }
+  pageStatements.set(key, statement);
+  const bindings: Bound[] = statement.slots.map((slot) => values[slot]);
+  if (sqlite) bindings.push(q.limit);
+  return { sql: statement.sql, bindings, name: statement.name };
 }
 
 /**
@@ -277,7 +387,7 @@ interface PostgresClient {
 }
 
 /**
- * Runs a page's statement (`pageText`) as one prepared once per connection and reused: preparing
+ * Runs a page's statement (`statementOf`) as one prepared once per connection and reused: preparing
  * the join with its subqueries cost more than answering it (on SQLite a MATCH_epc page several
  * times over; on PostgreSQL planning took longer than executing). PostgreSQL plans a kept
  * statement for its values five times, then keeps one generic plan when that is no costlier; with
@@ -285,22 +395,19 @@ interface PostgresClient {
  * on every run. The limit is written into the text instead (PostgreSQL only: SQLite's kept
  * statements are planned once anyway), which the handler keeps to one value per `perPage`.
  */
-async function pageRows(db: Queryable, query: Knex.QueryBuilder, q: EpcisIndexQuery): Promise<PageRow[]> {
-  const { sql: inner, bindings } = query.toSQL().toNative();
-  const sqlite = dialectOf(db) === 'sqlite';
-  const sql = pageText(inner, q, sqlite);
-  const name = keptName(sql);
-  if (sqlite) {
+async function pageRows(db: Queryable, q: EpcisIndexQuery): Promise<EpcisPage> {
+  const { sql, bindings, name } = statementOf(db, q);
+  if (dialectOf(db) === 'sqlite') {
     const [row] =
       name === undefined
-        ? await db.raw<PageText[]>(sql, bindings as Knex.RawBinding[])
+        ? await db.raw<PageText[]>(sql, bindings)
         : await withSqliteConnection(db, (connection) => allPrepared<PageText>(connection, sql, bindings));
-    return rowsOfText(row);
+    return pageOfText(row, q);
   }
   return withRawConnection(db, async (client: PostgresClient) => {
     const config = { text: sql, values: bindings };
     const { rows } = await client.query(name === undefined ? config : { ...config, name });
-    return rowsOfText(rows[0]);
+    return pageOfText(rows[0], q);
   });
 }
 
@@ -315,43 +422,56 @@ interface PageText {
 }
 
 /**
- * The page's rows handed over by the database as one text, in page order:
+ * The page's rows handed over by the database as one text:
  * `seq,event_time,record_time,payload_bytes`, KEYS_SEPARATOR, the stored payload, then
  * ROW_SEPARATOR before the next row. node-sqlite3 turns each row into a JS object on its own,
  * which cost a page of 100 events more than the rest of its query; node-postgres parses each row
  * too, and a page's 100 rows cost the gateway more than the aggregate cost PostgreSQL. One text
  * is split for a fraction of that (as `jsonRowsSql` does for the ingest's reads). A stored payload
  * is the JSON that `JSON.stringify` wrote, which escapes every control character, or the base64
- * of its compressed form (`payload_bytes` set, decoded in `page`), so the separators never occur
- * inside it.
+ * of its compressed form (`payload_bytes` set, decoded in `pageOfText`), so the separators never
+ * occur inside it. The aggregate has no ORDER BY: it takes the rows as the page's own ordered
+ * SELECT hands them over, and sorting them again cost the database a third of the aggregate;
+ * `pageOfText` checks the order from the keys (and sorts, should a database ever mix them).
  */
 function pageText(inner: string, q: EpcisIndexQuery, sqlite: boolean): string {
-  const direction = q.direction === 'desc' ? 'DESC' : 'ASC';
-  const time = q.orderBy === 'eventTime' ? 'event_time' : 'record_time';
   const [char, bytes, aggregate, alias] = sqlite
     ? ['char', 'payload_bytes', 'group_concat', '']
     : ['chr', 'payload_bytes::text', 'string_agg', ' AS page_rows'];
   const row = `seq || ',' || event_time || ',' || record_time || ',' || coalesce(${bytes}, '') || ${char}(31) || payload`;
   return (
     `SELECT ${q.pin === undefined ? 'max(pin)' : 'NULL'} AS pin, ` +
-    `${aggregate}(${row}, ${char}(30) ORDER BY ${time} ${direction}, seq ${direction}) AS page FROM (${inner})${alias}`
+    `${aggregate}(${row}, ${char}(30)) AS page FROM (${inner})${alias}`
   );
 }
 
-function rowsOfText(text: PageText | undefined): PageRow[] {
-  if (!text?.page) return [];
-  return text.page.split(ROW_SEPARATOR).map((row) => {
-    const keysEnd = row.indexOf(KEYS_SEPARATOR);
-    const [seq, eventTime, recordTime, bytes] = row.slice(0, keysEnd).split(',');
-    return {
-      seq: Number(seq),
-      event_time: Number(eventTime),
-      record_time: Number(recordTime),
-      payload_bytes: bytes ? Number(bytes) : null,
-      payload: row.slice(keysEnd + 1),
-      pin: text.pin,
+/** The page of `pageText`'s answer, in the query's order; its pin as `epcisIndexRepo.page` says. */
+function pageOfText(text: PageText | undefined, q: EpcisIndexQuery): EpcisPage {
+  const pin = q.pin ?? (text?.pin === undefined || text.pin === null ? 0 : num(text.pin));
+  if (!text?.page) return { rows: [], pin };
+  const byEventTime = q.orderBy === 'eventTime';
+  const sign = q.direction === 'asc' ? 1 : -1;
+  const order = (a: EpcisIndexRow, b: EpcisIndexRow) =>
+    ((byEventTime ? a.eventTime - b.eventTime : a.recordTime - b.recordTime) || a.seq - b.seq) * sign;
+  const rows: EpcisIndexRow[] = [];
+  let ordered = true;
+  for (const part of text.page.split(ROW_SEPARATOR)) {
+    const keysEnd = part.indexOf(KEYS_SEPARATOR);
+    const eventTimeAt = part.indexOf(',') + 1;
+    const recordTimeAt = part.indexOf(',', eventTimeAt) + 1;
+    const bytesAt = part.indexOf(',', recordTimeAt) + 1;
+    const payload = part.slice(keysEnd + 1);
+    const row = {
+      seq: Number(part.slice(0, eventTimeAt - 1)),
+      eventTime: Number(part.slice(eventTimeAt, recordTimeAt - 1)),
+      recordTime: Number(part.slice(recordTimeAt, bytesAt - 1)),
+      payload: bytesAt < keysEnd ? receivedPayload(payload, Number(part.slice(bytesAt, keysEnd))) : payload,
     };
-  });
+    const previous = rows[rows.length - 1];
+    if (previous && order(previous, row) >= 0) ordered = false;
+    rows.push(row);
+  }
+  return { rows: ordered ? rows : rows.sort(order), pin };
 }
 
 /**
@@ -408,25 +528,14 @@ export const epcisIndexRepo = {
    * the one given, or on a first page the newest index row's as the statement saw it (0 when it
    * found nothing). The statement is kept prepared (see `pageRows`).
    */
-  async page(db: Queryable, q: EpcisIndexQuery): Promise<EpcisPage> {
-    const query = pageQuery(db, q);
-    const rows = await pageRows(db, query, q);
-    const first = rows[0];
-    return {
-      pin: q.pin ?? (first?.pin === undefined || first.pin === null ? 0 : num(first.pin)),
-      rows: rows.map((row) => ({
-        seq: num(row.seq),
-        eventTime: num(row.event_time),
-        recordTime: num(row.record_time),
-        payload: receivedPayload(row.payload, row.payload_bytes),
-      })),
-    };
+  page(db: Queryable, q: EpcisIndexQuery): Promise<EpcisPage> {
+    return pageRows(db, q);
   },
 
   /** The statement `page` sends, as the database gets it: for tests of its plan. */
   pageStatement(db: Queryable, q: EpcisIndexQuery): { sql: string; bindings: readonly unknown[] } {
-    const { sql, bindings } = pageQuery(db, q).toSQL().toNative();
-    return { sql: pageText(sql, q, dialectOf(db) === 'sqlite'), bindings };
+    const { sql, bindings } = statementOf(db, q);
+    return { sql, bindings };
   },
 
   /** Every endpoint's id: the backfill walks each one's events along its own index. */

@@ -266,6 +266,27 @@ describe('EPCIS time ranges through the leads', () => {
     }
   }, 60_000);
 
+  /** The events `query` selects, in its order, as the stored events say (its bizSteps and time ranges). */
+  const expectedFor = (query: EpcisIndexQuery): string[] => {
+    const within = (t: number, range: { ge?: number; lt?: number } | undefined) =>
+      (range?.ge === undefined || t >= range.ge) && (range?.lt === undefined || t < range.lt);
+    const key = (e: (typeof events)[number]) => (query.orderBy === 'eventTime' ? e.eventTime : e.recordTime);
+    return events
+      .filter(
+        (e) =>
+          within(e.eventTime, query.eventTime) &&
+          within(e.recordTime, query.recordTime) &&
+          (!query.bizSteps || query.bizSteps.includes(e.bizStep)),
+      )
+      .sort((a, b) => (key(a) - key(b) || a.i - b.i) * (query.direction === 'asc' ? 1 : -1))
+      .slice(0, query.limit)
+      .map((e) => `urn:uuid:lead-${e.i}`);
+  };
+  const answered = async (query: EpcisIndexQuery) =>
+    (await epcisIndexRepo.page(db.knex, query)).rows.map(
+      (row) => (JSON.parse(row.payload) as { eventID: string }).eventID,
+    );
+
   it('answers exactly the events in range, in order, on either time and in either direction', async () => {
     const eventTimes = events.map((e) => e.eventTime).sort((a, b) => a - b);
     const at = (fraction: number) => eventTimes[Math.floor(fraction * (COUNT - 1))] ?? 0;
@@ -294,21 +315,8 @@ describe('EPCIS time ranges through the leads', () => {
                 ...(bizSteps ? { bizSteps } : {}),
                 ...(onEventTime ? { eventTime: range } : { recordTime: range }),
               };
-              const key = (e: (typeof events)[number]) => (orderBy === 'eventTime' ? e.eventTime : e.recordTime);
-              const expected = events
-                .filter((e) => {
-                  const t = onEventTime ? e.eventTime : e.recordTime;
-                  return (
-                    (range.ge === undefined || t >= range.ge) &&
-                    (range.lt === undefined || t < range.lt) &&
-                    (!bizSteps || bizSteps.includes(e.bizStep))
-                  );
-                })
-                .sort((a, b) => (key(a) - key(b) || a.i - b.i) * (direction === 'asc' ? 1 : -1))
-                .map((e) => `urn:uuid:lead-${e.i}`);
-              const { rows } = await epcisIndexRepo.page(db.knex, query);
-              const answered = rows.map((row) => (JSON.parse(row.payload) as { eventID: string }).eventID);
-              expect(answered, JSON.stringify(query)).toEqual(expected);
+              const expected = expectedFor(query);
+              expect(await answered(query), JSON.stringify(query)).toEqual(expected);
               checked += expected.length;
             }
           }
@@ -316,5 +324,46 @@ describe('EPCIS time ranges through the leads', () => {
       }
     }
     expect(checked).toBeGreaterThan(1_000);
+  });
+
+  it('keeps a statement per query shape: each query answers with its own values, a kept one as a new one', async () => {
+    const query = (fields: Partial<EpcisIndexQuery>): EpcisIndexQuery => ({
+      ...base,
+      endpointId: ENDPOINT,
+      limit: 1_000,
+      ...fields,
+    });
+    // A shape no other test here has (ranges on both times): its statement is built for it. Then
+    // one of that shape with other values (the kept statement), one of another shape (two
+    // bizSteps, another order, a limit), and the first once more (kept): each gets the stored
+    // events' answer, and the first the same both times.
+    const first = query({
+      bizSteps: ['shipping'],
+      eventTime: { ge: RECORDED - 400_000_000 },
+      recordTime: { lt: RECORDED + 200_000 },
+    });
+    const sameShape = query({
+      bizSteps: ['receiving'],
+      eventTime: { ge: RECORDED + 100_000_000 },
+      recordTime: { lt: RECORDED + 230_000 },
+    });
+    const otherShape = query({
+      bizSteps: ['receiving', 'shipping'],
+      eventTime: { lt: RECORDED + 90_000 },
+      orderBy: 'eventTime',
+      direction: 'desc',
+      limit: 17,
+    });
+    const firstAnswer = await answered(first);
+    for (const q of [first, sameShape, otherShape]) {
+      const expected = expectedFor(q);
+      expect(expected.length, JSON.stringify(q)).toBeGreaterThan(10);
+      expect(q === first ? firstAnswer : await answered(q), JSON.stringify(q)).toEqual(expected);
+    }
+    expect(await answered(first)).toEqual(firstAnswer);
+    expect(expectedFor(sameShape)).not.toEqual(firstAnswer);
+    const sql = (q: EpcisIndexQuery) => epcisIndexRepo.pageStatement(db.knex, q).sql;
+    expect(sql(sameShape)).toBe(sql(first));
+    expect(sql(otherShape)).not.toBe(sql(first));
   });
 });
