@@ -351,6 +351,8 @@ function statementOf(db: Queryable, q: EpcisIndexQuery): { sql: string; bindings
       if (index === undefined) throw new Error('an EPCIS page statement binds a value that is not its query’s');
       return Number(index);
     });
+    // And every value is bound: one written into the text would be the marker, for every query of the shape.
+    if (inner.includes(mark(0).slice(0, -1))) throw new Error('an EPCIS page statement writes a value into its text');
     const sql = pageText(`${inner} limit ${sqlite ? '?' : q.limit}`, q, sqlite);
     statement = { sql, slots, name: keptName(sql) };
     if (pageStatements.size >= MAX_PAGE_SHAPES) pageStatements.delete(pageStatements.keys().next().value as string);
