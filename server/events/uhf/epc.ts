@@ -1,5 +1,5 @@
 import tds from 'epc-tds';
-import { sgtin96Epc, sgtin96FieldsFit, sgtin96Uri } from './sgtin96';
+import { sgtin96Epcs, sgtin96FieldsFit, sgtin96Uri } from './sgtin96';
 
 /** Gen2 EPC memory holds at most 496 bits of EPC: 124 hex digits. */
 export const MAX_EPC_HEX_DIGITS = 124;
@@ -126,13 +126,7 @@ const RAW_URI = /^urn:epc:raw:(\d+)\.x((?:[0-9A-F]{2})+)$/;
 function epcsOfUri(uri: string): string[] {
   const raw = RAW_URI.exec(uri);
   if (raw) return raw[1] === String((raw[2]?.length ?? 0) * 4) ? [raw[2] ?? ''] : [];
-  const epcs: string[] = [];
-  for (let filter = 0; filter < 8; filter++) {
-    const epc = sgtin96Epc(uri, filter);
-    if (epc === undefined) return [];
-    epcs.push(epc);
-  }
-  return epcs;
+  return sgtin96Epcs(uri);
 }
 
 /** The inventory's URI filter: the URI with the EPCs it lists. */

@@ -45,7 +45,7 @@ export function sgtin96Uri(hex: string): string | undefined {
 const SGTIN_PREFIX = 'urn:epc:id:sgtin:';
 
 /**
- * Whether a URI `sgtin96Uri` wrote has each field in its digits, so that `sgtin96Epc` gives the
+ * Whether a URI `sgtin96Uri` wrote has each field in its digits, so that `sgtin96Epcs` gives the
  * EPC back: a company prefix or item reference beyond its digits (partition 0 holds up to
  * 1,099,511,627,775 in 12 digits' place) makes the two 14 digits or more. They are 13 with the
  * dot between them exactly when the serial's dot follows at index 31.
@@ -56,23 +56,23 @@ const SGTIN_URI = /^urn:epc:id:sgtin:(\d{6,12})\.(\d{1,7})\.(0|[1-9]\d{0,11})$/;
 const hexDigits = (value: number, digits: number) => value.toString(16).toUpperCase().padStart(digits, '0');
 
 /**
- * The SGTIN-96 with filter value `filter` (0–7) whose URI `sgtin96Uri` writes as `uri`, or
- * undefined when no SGTIN-96 is written so: the company prefix and item reference must have 13
- * digits between them and the serial must be a decimal without leading zeros below 2^38 (the
- * Tag Data Standard's rules for this scheme). The inverse of `sgtin96Uri` for every EPC whose
- * fields fit their digits.
+ * The SGTIN-96s whose URI `sgtin96Uri` writes as `uri`, one per filter value (the URI leaves it
+ * out; index = filter value 0–7), or none when no SGTIN-96 is written so: the company prefix and
+ * item reference must have 13 digits between them and the serial must be a decimal without
+ * leading zeros below 2^38 (the Tag Data Standard's rules for this scheme). The inverse of
+ * `sgtin96Uri` for every EPC whose fields fit their digits.
  */
-export function sgtin96Epc(uri: string, filter: number): string | undefined {
+export function sgtin96Epcs(uri: string): string[] {
   const match = SGTIN_URI.exec(uri);
-  if (match === null) return undefined;
+  if (match === null) return [];
   const [, company = '', item = '', serialText = ''] = match;
   const partitionValue = PARTITIONS.findIndex((p) => p.companyDigits === company.length);
   const partition = PARTITIONS[partitionValue];
   const serial = Number(serialText);
-  if (partition === undefined || item.length !== partition.itemDigits || serial >= 2 ** 38) return undefined;
+  if (partition === undefined || item.length !== partition.itemDigits || serial >= 2 ** 38) return [];
   // Every partition's bits hold its digits, so the numbers fit their fields.
   const companyAndItem = Number(company) * 2 ** partition.itemBits + Number(item);
-  const high = filter * 2 ** 45 + partitionValue * 2 ** 42 + Math.floor(companyAndItem / 4);
-  const low = (companyAndItem % 4) * 2 ** 38 + serial;
-  return `30${hexDigits(high, 12)}${hexDigits(low, 10)}`;
+  const high = partitionValue * 2 ** 42 + Math.floor(companyAndItem / 4);
+  const low = hexDigits((companyAndItem % 4) * 2 ** 38 + serial, 10);
+  return Array.from({ length: 8 }, (_, filter) => `30${hexDigits(filter * 2 ** 45 + high, 12)}${low}`);
 }

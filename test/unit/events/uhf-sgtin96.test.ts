@@ -1,6 +1,6 @@
 import tds from 'epc-tds';
 import { describe, expect, it } from 'vitest';
-import { sgtin96Epc, sgtin96FieldsFit, sgtin96Uri } from '../../../server/events/uhf/sgtin96';
+import { sgtin96Epcs, sgtin96FieldsFit, sgtin96Uri } from '../../../server/events/uhf/sgtin96';
 
 /** A deterministic stream of pseudo-random hex digits (the same cases every run). */
 function* randomHex(seed: number): Generator<string> {
@@ -64,7 +64,7 @@ describe('sgtin96Uri (decoding without BigInt)', () => {
   });
 });
 
-describe('sgtin96Epc (the URI back to its EPC)', () => {
+describe('sgtin96Epcs (the URI back to its EPCs)', () => {
   it('gives back every SGTIN-96 whose fields fit their digits, and only those', () => {
     let fit = 0;
     for (let n = 0; n < 20_000; n++) {
@@ -72,18 +72,18 @@ describe('sgtin96Epc (the URI back to its EPC)', () => {
       const uri = sgtin96Uri(hex);
       if (uri === undefined) continue;
       const filter = parseInt(hex.slice(2, 3), 16) >> 1;
-      expect(sgtin96Epc(uri, filter) === hex, hex).toBe(sgtin96FieldsFit(uri));
+      expect(sgtin96Epcs(uri)[filter] === hex, hex).toBe(sgtin96FieldsFit(uri));
       if (sgtin96FieldsFit(uri)) fit += 1;
     }
     expect(fit).toBeGreaterThan(10_000);
   });
 
   it('encodes the SPEC §5 vector with its filter value, and refuses what no SGTIN-96 holds', () => {
-    expect(sgtin96Epc('urn:epc:id:sgtin:0614141.812345.6789', 3)).toBe('3074257BF7194E4000001A85');
-    expect(sgtin96Epc('urn:epc:id:sgtin:0614141.812345.274877906943', 0)).toBe('3014257BF7194E7FFFFFFFFF');
-    expect(sgtin96Epc('urn:epc:id:sgtin:0614141.812345.274877906944', 0)).toBeUndefined();
-    expect(sgtin96Epc('urn:epc:id:sgtin:0614141.8123456.1', 0)).toBeUndefined();
-    expect(sgtin96Epc('urn:epc:id:sgtin:0614141.812345.01', 0)).toBeUndefined();
-    expect(sgtin96Epc('urn:epc:id:sscc:0614141.1234567890', 0)).toBeUndefined();
+    expect(sgtin96Epcs('urn:epc:id:sgtin:0614141.812345.6789')[3]).toBe('3074257BF7194E4000001A85');
+    expect(sgtin96Epcs('urn:epc:id:sgtin:0614141.812345.274877906943')[0]).toBe('3014257BF7194E7FFFFFFFFF');
+    expect(sgtin96Epcs('urn:epc:id:sgtin:0614141.812345.274877906944')).toEqual([]);
+    expect(sgtin96Epcs('urn:epc:id:sgtin:0614141.8123456.1')).toEqual([]);
+    expect(sgtin96Epcs('urn:epc:id:sgtin:0614141.812345.01')).toEqual([]);
+    expect(sgtin96Epcs('urn:epc:id:sscc:0614141.1234567890')).toEqual([]);
   });
 });
