@@ -38,5 +38,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.GATEWAY_PORT||8080)+'/GWENDPOINTAPI/_health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The gateway handles SIGTERM itself as PID 1 (graceful stop within 10 s, SPEC §10) and starts
 # no child processes; `docker run --init` (compose: `init: true`) adds tini for zombie reaping.
-ENTRYPOINT ["node", "/opt/gateway/node_modules/gateway/bin/gateway.js"]
+# --v8-pool-size=0: V8's helper threads fitted to the cores the container may use (decision 0421).
+ENTRYPOINT ["node", "--v8-pool-size=0", "/opt/gateway/node_modules/gateway/bin/gateway.js"]
 CMD ["serve"]

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { GATEWAY_NODE_FLAGS } from '../scripts/node-flags.js';
 import { pinned } from './wrk';
 
 export const ROOT = join(import.meta.dirname, '..');
@@ -90,7 +91,8 @@ export function startGateway(
   root = ROOT,
   extraNodeFlags: string[] = [],
 ): Promise<Child> {
-  const nodeFlags: string[] = [...extraNodeFlags];
+  // As the service unit and the image run it (scripts/node-flags.js).
+  const nodeFlags: string[] = [...GATEWAY_NODE_FLAGS, ...extraNodeFlags];
   const env: Record<string, string> = { GATEWAY_ADMIN_PASSWORD: ADMIN_PASSWORD };
   if (profile) {
     mkdirSync(PROFILE_DIR, { recursive: true });

@@ -7,6 +7,7 @@ import { BENCH_MAX_QUEUE_DEPTH, type AdminClient } from './gateway-setup';
 import type { RunFigures } from './load';
 import { loadObjectEvents, RECORD_LAG_MS } from './epcis-store';
 import { PINNING, WRK } from './wrk';
+import { gatewayLine } from './report';
 
 export type EpcisDatabase = 'sqlite' | 'postgres';
 
@@ -198,9 +199,7 @@ export function epcisHeader(settings: EpcisSettings, gatewayFromBuild: boolean, 
   return [
     `Gateway benchmark, EPCIS repository case — ${new Date().toISOString()}`,
     `node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}`,
-    gatewayFromBuild
-      ? 'gateway: runs its build (out/main/cli.js), as `gateway serve` does'
-      : 'gateway: runs from source through tsx (the build is missing or out of date; `npm run build`)',
+    gatewayLine(gatewayFromBuild),
     `gateway settings: maxQueueDepth ${BENCH_MAX_QUEUE_DEPTH}`,
     `${settings.events.toLocaleString('en')} stored ObjectEvents (BENCH_EPCIS_EVENTS), written straight into the ` +
       'database: through capture a million would take minutes of the run',

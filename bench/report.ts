@@ -6,6 +6,7 @@ import type { RunFigures } from './load';
 import { PINNING, WRK } from './wrk';
 import type { CpuShare } from './machine';
 import { diskUseText, type DiskUse } from './disk-use';
+import { GATEWAY_NODE_FLAGS } from '../scripts/node-flags.js';
 
 export interface RunRecord extends RunFigures {
   cpu: CpuShare;
@@ -116,14 +117,18 @@ function generatorLine(): string {
   ].join('\n');
 }
 
+/** How the gateway runs: its build or its sources, under the service unit's node flags. */
+export const gatewayLine = (fromBuild: boolean): string =>
+  fromBuild
+    ? `gateway: runs its build (out/main/cli.js) as the service unit runs \`gateway serve\`: node ${GATEWAY_NODE_FLAGS.join(' ')}`
+    : 'gateway: runs from source through tsx (the build is missing or out of date; `npm run build`)';
+
 export function header(settings: BenchSettings, gatewayFromBuild: boolean, mode: 'cases' | 'growth' = 'cases'): string {
   const cpu = cpus();
   return [
     `Gateway benchmark — ${new Date().toISOString()}`,
     `node ${process.version}, ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}`,
-    gatewayFromBuild
-      ? 'gateway: runs its build (out/main/cli.js), as `gateway serve` does'
-      : 'gateway: runs from source through tsx (the build is missing or out of date; `npm run build`)',
+    gatewayLine(gatewayFromBuild),
     `gateway settings: maxQueueDepth ${BENCH_MAX_QUEUE_DEPTH} (so a fast run is not cut short by 503 queue-full;` +
       ' the sustained case keeps the default)',
     mode === 'cases'

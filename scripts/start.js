@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GATEWAY_NODE_FLAGS } from './node-flags.js';
 import { chooseLauncher, electronBinary, fallbackLine } from './start-decision.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -56,7 +57,11 @@ function electronPackageDir() {
 
 function headless(reason) {
   process.stdout.write(`${fallbackLine(reason)}\n`);
-  run(process.execPath, [fileURLToPath(new URL('../bin/gateway.js', import.meta.url)), 'serve', ...args], process.env);
+  run(
+    process.execPath,
+    [...GATEWAY_NODE_FLAGS, fileURLToPath(new URL('../bin/gateway.js', import.meta.url)), 'serve', ...args],
+    process.env,
+  );
 }
 
 /** Runs a child with our stdio, forwards signals to it and exits with its code. */

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { GATEWAY_NODE_FLAGS } from '../../scripts/node-flags.js';
 
 // The service files under deploy/ and the Dockerfile. No container engine runs here: the
 // Dockerfile's install stage runs deploy/install-artifact.sh, which the packed-install test runs
@@ -69,7 +70,9 @@ describe('systemd unit', () => {
     expect(unit.get('MemoryDenyWriteExecute')).toBeUndefined(); // V8's JIT needs W+X pages
     // No reload: the server has no SIGHUP handler, so a reload would stop it.
     expect(unit.get('ExecReload')).toBeUndefined();
-    expect(unit.get('ExecStart')).toBe('/usr/bin/node /opt/gateway/node_modules/gateway/bin/gateway.js serve');
+    expect(unit.get('ExecStart')).toBe(
+      `/usr/bin/node ${GATEWAY_NODE_FLAGS.join(' ')} /opt/gateway/node_modules/gateway/bin/gateway.js serve`,
+    );
   });
 });
 
@@ -93,7 +96,9 @@ describe('Dockerfile', () => {
 
   it('installs the artifact with the script the packed-install test runs', () => {
     expect(text).toContain('RUN sh /tmp/install-artifact.sh /opt/gateway /tmp/artifact/gateway-*.tgz');
-    expect(text).toContain('ENTRYPOINT ["node", "/opt/gateway/node_modules/gateway/bin/gateway.js"]');
+    expect(text).toContain(
+      `ENTRYPOINT ["${['node', ...GATEWAY_NODE_FLAGS, '/opt/gateway/node_modules/gateway/bin/gateway.js'].join('", "')}"]`,
+    );
     // The build stage's commands exist as written.
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
@@ -107,5 +112,27 @@ describe('Dockerfile', () => {
       const json = /^(?:ENTRYPOINT|CMD|VOLUME|\s+CMD) (\[.*\])$/.exec(line)?.[1];
       if (json) expect(() => JSON.parse(json) as unknown, line).not.toThrow();
     }
+  });
+});
+
+describe('node flags of the server (scripts/node-flags.js, decision 0421)', () => {
+  it('are given by every launcher: the serve script, npm start and the bench use the one list', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(manifest.scripts.serve).toBe(`node ${GATEWAY_NODE_FLAGS.join(' ')} bin/gateway.js serve`);
+    for (const file of ['scripts/start.js', 'bench/children.ts'])
+      expect(readFileSync(join(ROOT, file), 'utf8'), file).toMatch(/\.\.\.GATEWAY_NODE_FLAGS/);
+  });
+
+  const canPin = existsSync('/proc/self/task') && spawnSync('taskset', ['-V']).status === 0;
+  it.skipIf(!canPin)("fit V8's helper threads to the cores: one helper on a process confined to one core", () => {
+    const threads = (flags: readonly string[]) => {
+      const args = [...flags, '-p', "require('fs').readdirSync('/proc/self/task').length"];
+      const taskset = spawnSync('taskset', ['-c', '0', process.execPath, ...args], { encoding: 'utf8' });
+      return Number(taskset.stdout.trim());
+    };
+    // Node's default is four helpers whatever the cores; the flags leave one on one core.
+    expect(threads(GATEWAY_NODE_FLAGS) - threads([])).toBe(-3);
   });
 });

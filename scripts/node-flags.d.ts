@@ -1,0 +1,1 @@
+export declare const GATEWAY_NODE_FLAGS: readonly string[];
