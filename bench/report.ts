@@ -117,10 +117,10 @@ function generatorLine(): string {
   ].join('\n');
 }
 
-/** How the gateway runs: its build or its sources, under the service unit's node flags. */
+/** How the gateway runs: its build or its sources; it and the baseline under the service unit's node flags. */
 export const gatewayLine = (fromBuild: boolean): string =>
   fromBuild
-    ? `gateway: runs its build (out/main/cli.js) as the service unit runs \`gateway serve\`: node ${GATEWAY_NODE_FLAGS.join(' ')}`
+    ? `gateway: runs its build (out/main/cli.js) as the service unit runs \`gateway serve\`; it and the baseline run under node ${GATEWAY_NODE_FLAGS.join(' ')}`
     : 'gateway: runs from source through tsx (the build is missing or out of date; `npm run build`)';
 
 export function header(settings: BenchSettings, gatewayFromBuild: boolean, mode: 'cases' | 'growth' = 'cases'): string {
