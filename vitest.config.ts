@@ -15,6 +15,7 @@ const BOTH_DATABASES = [
   'test/integration/inventory-state.test.ts',
   'test/integration/delivery.test.ts',
   'test/integration/delivery-guards.test.ts',
+  'test/integration/outbox-ledger.test.ts',
   'test/integration/secrets-at-rest.test.ts',
   'test/integration/queue-claims.test.ts',
   'test/integration/mqtt.test.ts',

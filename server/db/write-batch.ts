@@ -30,6 +30,7 @@ export type { OnConflict, RowInsert, Write, WriteQuery, WriteRow } from './write
 export class WriteBatch {
   private writes: Write[] = [];
   private script: SqliteScriptTransaction | null = null;
+  private settles: ((committed: boolean) => void)[] = [];
 
   /** Builds the statements for `read` and `add`. Never run one through it directly. */
   readonly sql: Queryable;
@@ -69,6 +70,24 @@ export class WriteBatch {
   /** A statement built with Knex (an UPDATE, say), run as it is. */
   add(...queries: WriteQuery[]): void {
     for (const query of queries) this.writes.push({ query });
+  }
+
+  /**
+   * `settle` is told once whether this batch's writes committed: after the COMMIT of the
+   * transaction that carried them, or when that transaction (or the job's savepoint) rolled back,
+   * or the job failed before they were sent. State kept outside the database (an in-memory
+   * count) follows the writes through it: a job done again after a rollback must not count twice.
+   * Only the writer that runs the batch's transaction tells (`settled`); `settle` must not throw.
+   */
+  whenSettled(settle: (committed: boolean) => void): void {
+    this.settles.push(settle);
+  }
+
+  /** The writer: the transaction that carried this batch's writes ended (see `whenSettled`). */
+  settled(committed: boolean): void {
+    const settles = this.settles;
+    this.settles = [];
+    for (const settle of settles) settle(committed);
   }
 
   /** Inserts rows (every row need not name every column: a missing one is NULL). */

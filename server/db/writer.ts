@@ -79,10 +79,12 @@ class SqliteSession implements WriterSession {
 
   async send(jobs: readonly WriteJob[]): Promise<SentTransaction> {
     const outcomes: JobOutcome[] = [];
+    const batches: WriteBatch[] = [];
     try {
       await scriptTransactionOn(this.connection, async (transaction) => {
         for (const job of jobs) {
           const writes = WriteBatch.onScript(transaction);
+          batches.push(writes);
           const queuedBefore = transaction.queued;
           try {
             const value = await job(writes);
@@ -97,10 +99,21 @@ class SqliteSession implements WriterSession {
         }
       });
     } catch (error) {
+      settle(batches, null);
       return { committed: false, error };
     }
+    settle(batches, outcomes);
     return { committed: true, outcomes };
   }
+}
+
+/**
+ * Tells each job's batch whether its writes committed (`WriteBatch.whenSettled`), before anyone
+ * waiting on the transaction is answered: those of jobs that succeeded in a transaction that
+ * committed (`outcomes`, in the jobs' order), none when it failed (`null`).
+ */
+function settle(batches: readonly (WriteBatch | undefined)[], outcomes: readonly JobOutcome[] | null): void {
+  batches.forEach((batch, i) => batch?.settled(outcomes?.[i]?.ok === true));
 }
 
 /** PostgreSQL: transactions run side by side on pooled connections; nothing to hold or chain. */
@@ -128,8 +141,10 @@ class PostgresWriter implements Writer, WriterSession {
       add(writes);
       await writes.send();
     } catch (error) {
+      writes.settled(false);
       return { committed: false, error };
     }
+    writes.settled(true);
     return { committed: true, outcomes: [{ ok: true, value: undefined }] };
   }
 
@@ -137,17 +152,22 @@ class PostgresWriter implements Writer, WriterSession {
   async send(jobs: readonly WriteJob[]): Promise<SentTransaction> {
     const alone = jobs.length === 1;
     const outcomes: JobOutcome[] = [];
-    const run = async (trx: Knex.Transaction, job: WriteJob) => {
+    // Each job's batch, by the job's index (a savepoint that could not be opened made none).
+    const batches: (WriteBatch | undefined)[] = [];
+    const run = async (trx: Knex.Transaction, job: WriteJob, index: number) => {
       const writes = new WriteBatch(trx);
+      batches[index] = writes;
       const value = await job(writes);
       await writes.send();
       return value;
     };
     try {
       await this.knex.transaction(async (trx) => {
-        for (const job of jobs) {
+        for (const [index, job] of jobs.entries()) {
           try {
-            const value = alone ? await run(trx, job) : await trx.transaction((savepoint) => run(savepoint, job));
+            const value = alone
+              ? await run(trx, job, index)
+              : await trx.transaction((savepoint) => run(savepoint, job, index));
             outcomes.push({ ok: true, value });
           } catch (error) {
             if (alone) throw error;
@@ -156,8 +176,10 @@ class PostgresWriter implements Writer, WriterSession {
         }
       });
     } catch (error) {
+      settle(batches, null);
       return { committed: false, error };
     }
+    settle(batches, outcomes);
     return { committed: true, outcomes };
   }
 }

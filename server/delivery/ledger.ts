@@ -10,8 +10,10 @@ export interface LastError {
 }
 
 interface Entry {
-  /** Items waiting (dead letters not counted). */
+  /** Items waiting (dead letters not counted): committed ones only. */
   backlog: number;
+  /** Items this instance is adding in transactions not yet ended: held against the outbox bound. */
+  adding: number;
   /** Dead-lettered batches. */
   deadLetters: number;
   deliveredTotal: number;
@@ -30,6 +32,7 @@ interface Entry {
 
 const blank = (): Entry => ({
   backlog: 0,
+  adding: 0,
   deadLetters: 0,
   deliveredTotal: 0,
   recent: [],
@@ -40,8 +43,8 @@ const blank = (): Entry => ({
 });
 
 /**
- * What this instance knows of each destination's delivery, in memory: the backlog (seeded from
- * the database and re-counted now and then, so rollbacks and other instances cannot make it
+ * What this instance knows of each destination's delivery, in memory: the backlog of committed
+ * items (seeded from the database and re-counted now and then, so other instances cannot make it
  * drift for long), counters for `/_metrics`, and the last error. Read by the status, the health
  * answer, the metrics and the outbox's bound; written by the outbox and the senders.
  */
@@ -59,7 +62,7 @@ export class DeliveryLedger {
     return entry;
   }
 
-  /** Counts read from the database replace the running ones. */
+  /** Counts read from the database replace the running ones (items still being added are not in them). */
   recount(backlogs: ReadonlyMap<number, number>, deadLetters: ReadonlyMap<number, number>): void {
     for (const [id, entry] of this.entries) {
       entry.backlog = backlogs.get(id) ?? 0;
@@ -81,8 +84,22 @@ export class DeliveryLedger {
     return this.entries.get(destinationId)?.deadLetters ?? 0;
   }
 
-  queued(destinationId: number, items: number): void {
-    this.entry(destinationId).backlog += items;
+  /** What the outbox bound is checked against: the backlog and the items of transactions still open. */
+  held(destinationId: number): number {
+    const entry = this.entries.get(destinationId);
+    return entry ? entry.backlog + entry.adding : 0;
+  }
+
+  /** Items are being written to the outbox; `added` says, once, whether they committed. */
+  adding(destinationId: number, items: number): void {
+    this.entry(destinationId).adding += items;
+  }
+
+  /** The transaction carrying `items` (announced by `adding`) ended: committed, they join the backlog. */
+  added(destinationId: number, items: number, committed: boolean): void {
+    const entry = this.entry(destinationId);
+    entry.adding = Math.max(0, entry.adding - items);
+    if (committed) entry.backlog += items;
   }
 
   delivered(destinationId: number, items: number): void {

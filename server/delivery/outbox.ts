@@ -55,9 +55,15 @@ export class Outbox {
    * Adds the delivery items of processed events to `writes`. Items that would take a
    * destination's backlog past `maxOutboxItems` are written as a dead letter (`outbox_full`)
    * instead: intake and processing are never slowed or refused because of a destination.
+   *
+   * The ledger counts them once their transaction has committed: until then they are held
+   * against the bound only. A transaction (or savepoint) that rolls back counts nothing, so a
+   * flush done again item by item after one failed (batcher.ts) is counted once (decision 0423).
    */
   add(writes: WriteBatch, events: readonly ProcessedEvent[]): void {
     const rows: OutboxInsert[] = [];
+    const added: [destinationId: number, items: number][] = [];
+    const overflowed: [destinationId: number, items: number][] = [];
     for (const event of events) {
       const items = event.units.map((unit, index): Omit<OutboxInsert, 'destination_id'> => ({
         item_id: `${event.meta.id}:${index}`,
@@ -71,17 +77,24 @@ export class Outbox {
       }));
       if (items.length === 0) continue;
       for (const destinationId of event.destinationIds) {
-        const room = Math.max(0, this.maxItems() - this.ledger.backlog(destinationId));
+        const room = Math.max(0, this.maxItems() - this.ledger.held(destinationId));
         const accepted = items.slice(0, room).map((item) => ({ ...item, destination_id: destinationId }));
         rows.push(...accepted);
-        this.ledger.queued(destinationId, accepted.length);
+        this.ledger.adding(destinationId, accepted.length);
+        added.push([destinationId, accepted.length]);
         const overflow = items.slice(room).map((item) => ({ ...item, destination_id: destinationId }));
         if (overflow.length > 0) {
           outboxRepo.addDeadLetter(writes, { batchId: randomUUID(), destinationId, at: this.now() }, overflow);
-          this.ledger.deadLettered(destinationId, overflow.length, 'outbox_full', false);
+          overflowed.push([destinationId, overflow.length]);
         }
       }
     }
     outboxRepo.addItems(writes, rows);
+    writes.whenSettled((committed) => {
+      for (const [destinationId, items] of added) this.ledger.added(destinationId, items, committed);
+      if (committed)
+        for (const [destinationId, items] of overflowed)
+          this.ledger.deadLettered(destinationId, items, 'outbox_full', false);
+    });
   }
 }
