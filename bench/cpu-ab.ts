@@ -38,6 +38,8 @@ interface Sample {
   mainUs: number;
   totalUs: number;
   rps: number;
+  /** wrk's p99 latency, ms. */
+  p99: number;
 }
 
 const median = (values: number[]): number => {
@@ -62,6 +64,7 @@ async function measure(build: Build, def: CaseDef, seconds: number, connections:
     mainUs: (1000 * (processMs(main) - main0)) / answered,
     totalUs: (1000 * (processMs(pid) - total0)) / answered,
     rps: figures.rps,
+    p99: figures.p99,
   };
 }
 
@@ -108,17 +111,17 @@ async function main(): Promise<void> {
           samples.set(key, [...(samples.get(key) ?? []), sample]);
           process.stdout.write(
             `round ${round + 1} ${def.key} ${build.label}: main ${sample.mainUs.toFixed(1)} µs, ` +
-              `process ${sample.totalUs.toFixed(1)} µs, ${Math.round(sample.rps)} req/s\n`,
+              `process ${sample.totalUs.toFixed(1)} µs, ${Math.round(sample.rps)} req/s, p99 ${sample.p99.toFixed(1)} ms\n`,
           );
         }
     }
     process.stdout.write(
-      '\nmedians (µs of gateway CPU per request; req/s during the load)\ncase\tbuild\tmain\tprocess\treq/s\n',
+      '\nmedians (µs of gateway CPU per request; req/s and p99 ms during the load)\ncase\tbuild\tmain\tprocess\treq/s\tp99\n',
     );
     for (const [key, list] of samples)
       process.stdout.write(
         `${key}\t${median(list.map((s) => s.mainUs)).toFixed(1)}\t${median(list.map((s) => s.totalUs)).toFixed(1)}\t` +
-          `${Math.round(median(list.map((s) => s.rps)))}\n`,
+          `${Math.round(median(list.map((s) => s.rps)))}\t${median(list.map((s) => s.p99)).toFixed(1)}\n`,
       );
   } finally {
     for (const build of builds) {
