@@ -111,6 +111,7 @@ export async function assembleDataPlane(base: {
     delivery: handoff,
     tally: counters,
     readers,
+    logger,
   });
   const byRole = { work: commit, acks };
   const sync = new SyncPath(processing, byRole, load);

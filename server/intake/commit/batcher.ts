@@ -39,6 +39,11 @@ export class CommitBatcher<I, O, Tx> {
        * so every acknowledgement riding on it) can be delayed by this kind of work.
        */
       maxPerFlush: number;
+      /**
+       * Told when a batch of `items` rolled back for anything but unavailable storage, before
+       * each item is done again on its own: nothing else says that a flush failed.
+       */
+      failed?: (error: unknown, items: number) => void;
     },
   ) {}
 
@@ -96,7 +101,9 @@ export class CommitBatcher<I, O, Tx> {
           return;
         }
         // The batch rolled back (or its transaction never ran): each item on its own.
-        for (const entry of taken ?? take())
+        const entries = taken ?? take();
+        this.work.failed?.(error, entries.length);
+        for (const entry of entries)
           this.one(entry.item).then(
             (value) => entry.resolve(value),
             (error: unknown) => entry.reject(error),
@@ -111,4 +118,5 @@ export const storeBatcher = <I, O>(
   commit: GroupCommit,
   maxPerFlush: number,
   many: (writes: WriteBatch, items: I[]) => Promise<ItemOutcome<O>[]>,
-): CommitBatcher<I, O, WriteBatch> => new CommitBatcher((work) => commit.store(work), { many, maxPerFlush });
+  failed?: (error: unknown, items: number) => void,
+): CommitBatcher<I, O, WriteBatch> => new CommitBatcher((work) => commit.store(work), { many, maxPerFlush, failed });

@@ -9,6 +9,7 @@ import { idempotencyRepo, type IdempotencyInsert } from '../../repositories/idem
 import type { StoredOutcome } from '../outcome';
 import type { ReaderTracking } from './reader-tracking';
 import { validateJson } from '../../events/large-body';
+import type { Logger } from '../../logger';
 
 /** A submission the intake has read and parsed, on its way to the sync or the queued path. */
 export interface Submission {
@@ -113,8 +114,21 @@ export class EventProcessing {
       tally: IngestTally;
       /** The readers' records (SPEC §16), written in the transaction that stores the outcomes. */
       readers: ReaderTracking;
+      logger: Logger;
     },
   ) {}
+
+  /**
+   * A flush of processed events rolled back and each is stored again on its own (`CommitBatcher`):
+   * said once, since the events themselves are then answered as if nothing happened.
+   */
+  batchFailed(path: 'sync' | 'queued', error: unknown, events: number): void {
+    this.deps.logger.warn('a flush of processed events failed; each is stored again on its own', {
+      path,
+      events,
+      error,
+    });
+  }
 
   get tally(): IngestTally {
     return this.deps.tally;

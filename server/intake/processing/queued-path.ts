@@ -74,7 +74,12 @@ export class QueuedPath {
     private readonly commits: CommitLanes,
     load: IngestLoad,
   ) {
-    this.stores = storeBatcher(commits.work, load.workerBatch, (writes, items) => this.store(writes, items));
+    this.stores = storeBatcher(
+      commits.work,
+      load.workerBatch,
+      (writes, items) => this.store(writes, items),
+      (error, events) => processing.batchFailed('queued', error, events),
+    );
   }
 
   /** Intake: the raw event, queued, committed with its idempotency key before it is acknowledged. */

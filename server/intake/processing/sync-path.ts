@@ -39,7 +39,12 @@ export class SyncPath {
     private readonly commits: CommitLanes,
     load: IngestLoad,
   ) {
-    this.stores = storeBatcher(commits.work, load.syncPerFlush, (writes, items) => this.store(writes, items));
+    this.stores = storeBatcher(
+      commits.work,
+      load.syncPerFlush,
+      (writes, items) => this.store(writes, items),
+      (error, events) => processing.batchFailed('sync', error, events),
+    );
   }
 
   /**
