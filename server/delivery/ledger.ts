@@ -77,7 +77,7 @@ export class DeliveryLedger {
   }
 
   backlog(destinationId: number): number {
-    return this.entries.get(destinationId)?.backlog ?? 0;
+    return Math.max(0, this.entries.get(destinationId)?.backlog ?? 0);
   }
 
   deadLetters(destinationId: number): number {
@@ -87,7 +87,7 @@ export class DeliveryLedger {
   /** What the outbox bound is checked against: the backlog and the items of transactions still open. */
   held(destinationId: number): number {
     const entry = this.entries.get(destinationId);
-    return entry ? entry.backlog + entry.adding : 0;
+    return entry ? Math.max(0, entry.backlog) + entry.adding : 0;
   }
 
   /** Items are being written to the outbox; `added` says, once, whether they committed. */
@@ -105,7 +105,9 @@ export class DeliveryLedger {
   delivered(destinationId: number, items: number): void {
     const entry = this.entry(destinationId);
     const at = this.now();
-    entry.backlog = Math.max(0, entry.backlog - items);
+    // Not clamped: a sender can deliver committed items before their commit is credited (`added`
+    // runs after the COMMIT returns); the count is read clamped instead, so the order nets out.
+    entry.backlog -= items;
     entry.deliveredTotal += items;
     entry.recent.push([at, items]);
     entry.lastOutcome = 'delivered';
@@ -122,7 +124,7 @@ export class DeliveryLedger {
   /** A batch of `items` became a dead letter (`fromBacklog`: it had been waiting, not written dead). */
   deadLettered(destinationId: number, items: number, reason: DeadLetterReason, fromBacklog: boolean): void {
     const entry = this.entry(destinationId);
-    if (fromBacklog) entry.backlog = Math.max(0, entry.backlog - items);
+    if (fromBacklog) entry.backlog -= items;
     entry.deadLetters += 1;
     if (reason !== 'outbox_full') entry.lastOutcome = 'dead';
   }
