@@ -18,6 +18,7 @@ import { QueueDepth } from './intake/commit/queue-depth';
 import { LiveRoutes } from './intake/route-table';
 import { EventProcessing } from './intake/processing/event-processing';
 import { QueuedPath } from './intake/processing/queued-path';
+import { LargePayloads } from './intake/processing/large-payloads';
 import { SyncPath } from './intake/processing/sync-path';
 import { Worker } from './intake/processing/worker';
 import { ReaderTracking } from './intake/processing/reader-tracking';
@@ -115,7 +116,8 @@ export async function assembleDataPlane(base: {
   });
   const byRole = { work: commit, acks };
   const sync = new SyncPath(processing, byRole, load);
-  const queued = new QueuedPath(processing, byRole, load);
+  // SQLite's claim leaves a large payload to be read on its own: the worker takes it from here.
+  const queued = new QueuedPath(processing, byRole, load, db.kind === 'sqlite' ? new LargePayloads(now) : null);
 
   const idempotency = new Idempotency(db, now);
   const worker = new Worker({

@@ -2,14 +2,17 @@ import { Slices } from './slices';
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, MAX_JSON_DEPTH, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-depth';
 
 /**
- * The layout of a large JSON text, found by a scan that yields to the event loop (issue 38.3,
+ * The layout of a large JSON text, given as its UTF-8 bytes, found by a scan that yields to the
+ * event loop (issue 38.3,
  * SPEC §13: `/_health` within 1 s whatever the gateway is doing). `JSON.parse` of a whole large
  * body holds the main thread for all of it in one go, and the tree it builds costs several times
  * the text (figures: docs/performance.md, P32); with the
  * layout the text is parsed a piece at a time (events/large-body.ts), each piece a few hundred
- * kilobytes, and what is not needed is dropped as it goes.
+ * kilobytes, and what is not needed is dropped as it goes. The bytes are scanned, not a decoded
+ * string: every character JSON's structure uses is ASCII, and no byte of a multi-byte UTF-8
+ * character is, so offsets are byte offsets and every cut falls between characters.
  *
- * A container (array or object) longer than `PIECE_CHARS` becomes a `JsonNode`: its members in
+ * A container (array or object) longer than `PIECE_BYTES` becomes a `JsonNode`: its members in
  * order, as runs of whole members short enough to parse at once, and as nodes of their own for
  * members that are themselves long containers. Shorter containers are only passed over. The scan
  * also does what `jsonTooDeep` does (SPEC §13 depth limit) and checks what `JSON.parse` will not
@@ -18,13 +21,13 @@ import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, MAX_JSON_DEPTH, OPEN_BRACE, OPEN
  * `JSON.parse`'s to judge.
  */
 
-/** A run of whole members of one container, as text without the brackets: `[start, end)`. */
+/** A run of whole members of one container, as bytes without the brackets: `[start, end)`. */
 export interface JsonRun {
   start: number;
   end: number;
 }
 
-/** A long member of a container: its key's text (objects; `"key" :`) and its value's layout. */
+/** A long member of a container: its key's bytes (objects; `"key" :`) and its value's layout. */
 export interface JsonMember {
   key: JsonRun | null;
   node: JsonNode;
@@ -40,13 +43,13 @@ export interface JsonNode {
   count: number;
 }
 
-/** The top-level values in order: short ones as text, long containers as nodes. */
+/** The top-level values in order: short ones as runs, long containers as nodes. */
 export type JsonLayout = (JsonRun | JsonNode)[];
 
 export type LayoutScan = { ok: true; layout: JsonLayout } | { ok: false; message: string; tooDeep?: boolean };
 
-/** Members are gathered into runs of about this many characters, each parsed at once. */
-export const PIECE_CHARS = 256 * 1024;
+/** Members are gathered into runs of about this many bytes, each parsed at once. */
+export const PIECE_BYTES = 256 * 1024;
 
 export const isNode = (part: JsonRun | JsonMember | JsonNode): part is JsonNode => 'kind' in part;
 
@@ -90,27 +93,33 @@ const newFrame = (): Frame => ({
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 const COMMA = 0x2c;
-/** Characters scanned between two looks at the clock. */
-const CHARS_PER_CHECK = 64 * 1024;
+/** Bytes scanned between two looks at the clock. */
+const BYTES_PER_CHECK = 64 * 1024;
+
+/** The character at byte offset `i`, for a message (a whole one when `i` starts a multi-byte one). */
+function characterAt(bytes: Buffer, i: number): string {
+  const [character = ''] = bytes.toString('utf8', i, Math.min(bytes.length, i + 4));
+  return JSON.stringify(character);
+}
 
 /**
- * Scans `text` in slices. `concatenated`: several objects/arrays may follow one another (Zebra
+ * Scans `bytes` (UTF-8) in slices. `concatenated`: several objects/arrays may follow one another (Zebra
  * batches, see `parseConcatenatedJson`); otherwise exactly one value. A lone scalar is allowed as
  * the only value and left to `JSON.parse` whole.
  */
-export async function scanLayout(text: string, concatenated: boolean, pieceChars = PIECE_CHARS): Promise<LayoutScan> {
+export async function scanLayout(bytes: Buffer, concatenated: boolean, pieceBytes = PIECE_BYTES): Promise<LayoutScan> {
   const slices = new Slices();
   const stack: Frame[] = [];
   const layout: JsonLayout = [];
   const fail = (message: string): LayoutScan => ({ ok: false, message });
-  const at = (i: number) => `${JSON.stringify(text.slice(i, i + 1))} at offset ${String(i)}`;
+  const at = (i: number) => `${characterAt(bytes, i)} at offset ${String(i)}`;
   let depth = 0;
   let inString = false;
   let valueStart = -1;
-  const length = text.length;
+  const length = bytes.length;
   for (let i = 0; i < length; i++) {
-    if ((i & (CHARS_PER_CHECK - 1)) === 0 && slices.spent) await slices.yieldTurn();
-    const c = text.charCodeAt(i);
+    if ((i & (BYTES_PER_CHECK - 1)) === 0 && slices.spent) await slices.yieldTurn();
+    const c = bytes[i];
     if (inString) {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
@@ -142,7 +151,7 @@ export async function scanLayout(text: string, concatenated: boolean, pieceChars
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       if (!top || (c === CLOSE_BRACE) !== (top.kind === 'object'))
         return fail(`Unexpected ${at(i)}: no open ${c === CLOSE_BRACE ? 'object' : 'array'} to close`);
-      const problem = endMember(top, i, true, pieceChars);
+      const problem = endMember(top, i, true, pieceBytes);
       if (problem) return fail(`${problem} before offset ${String(i)}`);
       depth--;
       const end = i + 1;
@@ -162,7 +171,7 @@ export async function scanLayout(text: string, concatenated: boolean, pieceChars
       }
     } else if (c === COMMA) {
       if (!top) return fail(`Unexpected ${at(i)} between JSON values`);
-      const problem = endMember(top, i, false, pieceChars);
+      const problem = endMember(top, i, false, pieceBytes);
       if (problem) return fail(`${problem} before offset ${String(i)}`);
     } else if (top) {
       top.content = true;
@@ -182,7 +191,7 @@ export async function scanLayout(text: string, concatenated: boolean, pieceChars
  * The current member of `frame` ends at `i` (a comma, or the closing bracket when `closing`):
  * checks it, and adds it to the container's runs or parts. Returns what is wrong, if anything.
  */
-function endMember(frame: Frame, i: number, closing: boolean, pieceChars: number): string | null {
+function endMember(frame: Frame, i: number, closing: boolean, pieceBytes: number): string | null {
   const empty = !frame.content && frame.long === null;
   if (empty) {
     // `[]` and `{}` are fine; `[,`, `[1,,` and `[1,]` are not.
@@ -201,7 +210,7 @@ function endMember(frame: Frame, i: number, closing: boolean, pieceChars: number
     frame.runMembers = 0;
   } else {
     frame.runMembers++;
-    if (closing ? frame.parts !== null : i - frame.runStart >= pieceChars) {
+    if (closing ? frame.parts !== null : i - frame.runStart >= pieceBytes) {
       frame.parts ??= [];
       frame.parts.push({ start: frame.runStart, end: i });
       frame.runStart = i + 1;

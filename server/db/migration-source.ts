@@ -13,6 +13,7 @@ import * as diskPerRead from '../../migrations/20261202090000_disk_per_read';
 import * as epcisTimeLead from '../../migrations/20261202090000_epcis_time_lead';
 import * as inventoryEpcBytes from '../../migrations/20261203090000_inventory_epc_bytes';
 import * as inventoryUriHashPartial from '../../migrations/20261204090000_inventory_uri_hash_partial';
+import * as textPieces from '../../migrations/20261205090000_text_pieces';
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly { name: string; module: MigrationModule }[] = 
   { name: '20261202090000_epcis_time_lead', module: epcisTimeLead },
   { name: '20261203090000_inventory_epc_bytes', module: inventoryEpcBytes },
   { name: '20261204090000_inventory_uri_hash_partial', module: inventoryUriHashPartial },
+  { name: '20261205090000_text_pieces', module: textPieces },
 ];
 
 export const migrationSource: Knex.MigrationSource<(typeof MIGRATIONS)[number]> = {

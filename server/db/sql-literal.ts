@@ -9,7 +9,7 @@
  * refused on PostgreSQL (its text cannot hold NUL); bytes (`SqlBytes`) are written as hex once
  * their text is checked to be hex. Nothing else is accepted, so no input can become SQL.
  */
-export type SqlValue = string | number | boolean | SqlBytes | null | undefined;
+export type SqlValue = string | number | boolean | SqlBytes | SqlUtf8 | null | undefined;
 
 /**
  * Bytes, given as their hex text: a BLOB on SQLite, `bytea` on PostgreSQL. Kept as text, so a value
@@ -21,6 +21,26 @@ export class SqlBytes {
   constructor(readonly hex: string) {}
 }
 
+/**
+ * Text given as its UTF-8 bytes, already checked to be UTF-8 (`isUtf8`): stored as text, like a
+ * string. A large body travels so from the socket to the database (issue 38.3): decoding 100 MiB
+ * into one string, or binding one string of that size, holds the main thread for most of a second
+ * on a machine where fresh memory is slow to touch (docs/performance.md, P66). A long one is
+ * written in pieces (`write-script.ts`).
+ */
+export class SqlUtf8 {
+  constructor(readonly bytes: Buffer) {}
+
+  get length(): number {
+    return this.bytes.length;
+  }
+
+  /** The text itself: only for a value short enough to decode at once. */
+  text(): string {
+    return this.bytes.toString('utf8');
+  }
+}
+
 const WHOLE_BYTES_OF_HEX = /^(?:[0-9A-Fa-f]{2})*$/;
 
 /** The hex text of `bytes`, refused unless it is whole bytes of hex digits (nothing else can end up in SQL). */
@@ -29,9 +49,9 @@ function checkedHex(bytes: SqlBytes): string {
   return bytes.hex;
 }
 
-/** A value as a driver binds it: `SqlBytes` as a `Buffer`, the rest as they are. */
-export const boundValue = (value: SqlValue): Exclude<SqlValue, SqlBytes> | Buffer =>
-  value instanceof SqlBytes ? Buffer.from(checkedHex(value), 'hex') : value;
+/** A value as a driver binds it: `SqlBytes` as a `Buffer`, `SqlUtf8` as its text, the rest as they are. */
+export const boundValue = (value: SqlValue): Exclude<SqlValue, SqlBytes | SqlUtf8> | Buffer =>
+  value instanceof SqlBytes ? Buffer.from(checkedHex(value), 'hex') : value instanceof SqlUtf8 ? value.text() : value;
 
 /** How one dialect writes a value as SQL text. */
 export type Literal = (value: SqlValue) => string;
@@ -47,6 +67,7 @@ export function sqliteLiteral(value: SqlValue): string {
   if (typeof value === 'boolean') return value ? '1' : '0';
   if (typeof value === 'number') return numberLiteral(value);
   if (value instanceof SqlBytes) return `X'${checkedHex(value)}'`;
+  if (value instanceof SqlUtf8) return sqliteLiteral(value.text());
   if (typeof value !== 'string') throw new TypeError(`cannot render a ${typeof value} as a SQLite literal`);
   if (value.includes('\0')) return `CAST(X'${Buffer.from(value, 'utf8').toString('hex')}' AS TEXT)`;
   return `'${value.includes("'") ? value.replaceAll("'", "''") : value}'`;
@@ -62,6 +83,7 @@ export function postgresLiteral(value: SqlValue): string {
   if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
   if (typeof value === 'number') return numberLiteral(value);
   if (value instanceof SqlBytes) return `'\\x${checkedHex(value)}'::bytea`;
+  if (value instanceof SqlUtf8) return postgresLiteral(value.text());
   if (typeof value !== 'string') throw new TypeError(`cannot render a ${typeof value} as a PostgreSQL literal`);
   if (value.includes('\0')) throw new TypeError('PostgreSQL text cannot hold NUL');
   return `'${value.includes("'") ? value.replaceAll("'", "''") : value}'`;

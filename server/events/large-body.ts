@@ -1,34 +1,54 @@
-import { jsonTooDeep, MAX_JSON_DEPTH } from '../json-depth';
+import { CLOSE_BRACE, CLOSE_BRACKET, jsonTooDeep, MAX_JSON_DEPTH, OPEN_BRACE, OPEN_BRACKET } from '../json-depth';
 import { isNode, scanLayout, type JsonLayout, type JsonNode, type JsonRun } from '../json-layout';
 import { Slices } from '../slices';
 import { LargeJson } from './large-json';
 import type { EventProcessor, ProcessContext } from './processor';
+import type { Payload } from '../repositories/event-payload';
 import { fail, type BodyParse, type Validation } from './types';
 
 /**
- * Large bodies (issue 38.3): above `LARGE_BODY_CHARS` a body is never parsed whole on the main
- * thread. The data plane's parse step scans it (`scanLayout`) and parses it a piece at a time only
- * to check it, keeping nothing but its text and layout (`LargeJson`); validation then parses the
- * pieces again and keeps only what the event type needs (UHFTagRead: the reads; AllData: a
- * count), yielding to the event loop between pieces. Smaller bodies take the path they always did.
+ * Large bodies (issue 38.3): above `LARGE_BODY_BYTES` a body is never decoded or parsed whole on
+ * the main thread. It arrives as its UTF-8 bytes (`SqlUtf8`); the data plane's parse step scans
+ * them (`scanLayout`) and parses them a piece at a time only to check them, keeping nothing but
+ * the bytes and their layout (`LargeJson`); validation then parses the pieces again and keeps only
+ * what the event type needs (UHFTagRead: the reads; AllData: a count), yielding to the event loop
+ * between pieces. Smaller bodies take the path they always did, as text.
  */
 
-/** Bodies longer than this (characters) are parsed and validated in slices. */
-export const LARGE_BODY_CHARS = 1024 * 1024;
+/** Bodies longer than this (UTF-8 bytes) are kept as bytes, and parsed and validated in slices. */
+export const LARGE_BODY_BYTES = 1024 * 1024;
 
 type Checked = { ok: true } | { ok: false; message: string };
 
 const syntax = (error: unknown) => (error instanceof Error ? error.message : 'Malformed JSON');
 
-/** One run of members parsed as the container it belongs to (elements or properties). */
-function parseRun(text: string, run: JsonRun, kind: 'array' | 'object'): unknown[] | Record<string, unknown> {
-  const inner = text.slice(run.start, run.end);
-  return JSON.parse(kind === 'array' ? `[${inner}]` : `{${inner}}`) as unknown[] | Record<string, unknown>;
+/** The text of `run`: a run is cut between characters (see json-layout.ts). */
+const textOf = (bytes: Buffer, run: JsonRun): string => bytes.toString('utf8', run.start, run.end);
+
+/**
+ * One run of members parsed as the container it belongs to (elements or properties). The byte
+ * either side of a run is its container's bracket or a comma: set to the brackets for as long as
+ * the run is decoded, they make it one JSON text in one string. Bracketing the decoded text
+ * instead made a second copy of every run for `JSON.parse` to flatten, 100 MiB of garbage more
+ * per 100 MiB body, and a peak a body's size higher (docs/performance.md, P66). Nothing else runs
+ * between the change and its undoing.
+ */
+function parseRun(bytes: Buffer, run: JsonRun, kind: 'array' | 'object'): unknown[] | Record<string, unknown> {
+  const open = bytes[run.start - 1];
+  const close = bytes[run.end];
+  bytes[run.start - 1] = kind === 'array' ? OPEN_BRACKET : OPEN_BRACE;
+  bytes[run.end] = kind === 'array' ? CLOSE_BRACKET : CLOSE_BRACE;
+  try {
+    return JSON.parse(bytes.toString('utf8', run.start - 1, run.end + 1)) as unknown[] | Record<string, unknown>;
+  } finally {
+    bytes[run.start - 1] = open;
+    bytes[run.end] = close;
+  }
 }
 
 /** The key of a long object member from its text (`"key" :`), or null when that is not a key and a colon. */
-function parseKey(text: string, key: JsonRun): string | null {
-  const source = text.slice(key.start, key.end).trimEnd();
+function parseKey(bytes: Buffer, key: JsonRun): string | null {
+  const source = textOf(bytes, key).trimEnd();
   if (!source.endsWith(':')) return null;
   try {
     const value = JSON.parse(source.slice(0, -1)) as unknown;
@@ -40,7 +60,7 @@ function parseKey(text: string, key: JsonRun): string | null {
 
 /** Calls `visit` with each value of `node`'s runs and long members, in order, yielding between pieces. */
 async function eachPart(
-  text: string,
+  bytes: Buffer,
   node: JsonNode,
   slices: Slices,
   visit: (key: string | null, value: unknown) => void,
@@ -48,15 +68,15 @@ async function eachPart(
   for (const part of node.parts) {
     if (slices.spent) await slices.yieldTurn();
     if ('node' in part) {
-      const key = part.key ? parseKey(text, part.key) : null;
+      const key = part.key ? parseKey(bytes, part.key) : null;
       if (part.key && key === null)
         throw new SyntaxError(`Unexpected text before a value at offset ${String(part.key.start)}`);
-      visit(key, await buildNode(text, part.node, slices));
+      visit(key, await buildNode(bytes, part.node, slices));
       continue;
     }
     let values;
     try {
-      values = parseRun(text, part, node.kind);
+      values = parseRun(bytes, part, node.kind);
     } catch (error) {
       throw new SyntaxError(`JSON text from offset ${String(part.start)}: ${syntax(error)}`, { cause: error });
     }
@@ -66,14 +86,14 @@ async function eachPart(
 }
 
 /** A long container as a value, built a piece at a time (JSON.parse's result, duplicate keys included). */
-async function buildNode(text: string, node: JsonNode, slices: Slices): Promise<unknown> {
+async function buildNode(bytes: Buffer, node: JsonNode, slices: Slices): Promise<unknown> {
   if (node.kind === 'array') {
     const array: unknown[] = [];
-    await eachPart(text, node, slices, (_key, value) => array.push(value));
+    await eachPart(bytes, node, slices, (_key, value) => array.push(value));
     return array;
   }
   const object: Record<string, unknown> = {};
-  await eachPart(text, node, slices, (key, value) =>
+  await eachPart(bytes, node, slices, (key, value) =>
     // Defined, not assigned: a "__proto__" key is an own property, as JSON.parse makes it.
     Object.defineProperty(object, key as string, { value, writable: true, enumerable: true, configurable: true }),
   );
@@ -81,10 +101,10 @@ async function buildNode(text: string, node: JsonNode, slices: Slices): Promise<
 }
 
 /** A top-level value: parsed whole when short, built in pieces when long. */
-async function topValue(text: string, value: JsonRun | JsonNode, slices: Slices): Promise<unknown> {
-  if (isNode(value)) return buildNode(text, value, slices);
+async function topValue(bytes: Buffer, value: JsonRun | JsonNode, slices: Slices): Promise<unknown> {
+  if (isNode(value)) return buildNode(bytes, value, slices);
   try {
-    return JSON.parse(text.slice(value.start, value.end)) as unknown;
+    return JSON.parse(textOf(bytes, value)) as unknown;
   } catch (error) {
     throw new SyntaxError(
       value.start === 0 ? syntax(error) : `JSON value at offset ${String(value.start)}: ${syntax(error)}`,
@@ -96,21 +116,21 @@ async function topValue(text: string, value: JsonRun | JsonNode, slices: Slices)
 /** The body's layout, scanned now if it was not yet. */
 async function layoutOf(body: LargeJson): Promise<JsonLayout> {
   if (body.layout) return body.layout;
-  const scan = await scanLayout(body.text, body.concatenated);
+  const scan = await scanLayout(body.bytes, body.concatenated);
   if (!scan.ok) throw new SyntaxError(scan.tooDeep ? `The body nests too deep: ${scan.message}` : scan.message);
   body.layout = scan.layout;
   return scan.layout;
 }
 
 /** Every piece parsed once and dropped: whether the whole text is valid JSON. */
-export async function checkLayout(text: string, layout: JsonLayout): Promise<Checked> {
+export async function checkLayout(bytes: Buffer, layout: JsonLayout): Promise<Checked> {
   const slices = new Slices();
   const drop = () => undefined;
   try {
     for (const value of layout) {
       if (slices.spent) await slices.yieldTurn();
-      if (isNode(value)) await eachPart(text, value, slices, drop);
-      else await topValue(text, value, slices);
+      if (isNode(value)) await eachPart(bytes, value, slices, drop);
+      else await topValue(bytes, value, slices);
     }
     return { ok: true };
   } catch (error) {
@@ -123,7 +143,7 @@ type RequestParse = { ok: true; json: unknown } | { ok: false; message: string }
 const TOO_DEEP = `The body is not valid JSON here: it nests deeper than ${String(MAX_JSON_DEPTH)} levels`;
 
 /**
- * `parseRequestJson` for a body of at most `LARGE_BODY_CHARS`, in one synchronous step: the
+ * `parseRequestJson` for a body given as text, in one synchronous step: the
  * common single-read POST takes no promise and no turn of the microtask queue here.
  */
 export function parseSmallRequestJson(processor: EventProcessor<unknown>, text: string): RequestParse {
@@ -135,31 +155,36 @@ export function parseSmallRequestJson(processor: EventProcessor<unknown>, text: 
 
 /**
  * The data plane's parse step, for a body of any size, with the answers' wording: too deep
- * (SPEC §13) or malformed, both 400 `invalid_json`. A small body is answered at once (no
- * promise); a large one comes back, in a promise, as `LargeJson`.
+ * (SPEC §13) or malformed, both 400 `invalid_json`. A body given as text is answered at once (no
+ * promise); a large one, given as bytes, comes back in a promise as `LargeJson`.
  */
 export function parseRequestJson(
   processor: EventProcessor<unknown>,
-  text: string,
+  payload: Payload,
 ): RequestParse | Promise<RequestParse> {
-  return text.length <= LARGE_BODY_CHARS
-    ? parseSmallRequestJson(processor, text)
-    : parseLargeRequestJson(processor, text);
+  return typeof payload === 'string'
+    ? parseSmallRequestJson(processor, payload)
+    : parseLargeRequestJson(processor, payload.bytes);
 }
 
-async function parseLargeRequestJson(processor: EventProcessor<unknown>, text: string): Promise<RequestParse> {
+async function parseLargeRequestJson(processor: EventProcessor<unknown>, bytes: Buffer): Promise<RequestParse> {
   const concatenated = processor.largeBody?.concatenated ?? false;
-  const scan = await scanLayout(text, concatenated);
+  const scan = await scanLayout(bytes, concatenated);
   if (!scan.ok) return { ok: false, message: scan.tooDeep ? TOO_DEEP : `The body is not valid JSON: ${scan.message}` };
-  const checked = await checkLayout(text, scan.layout);
+  const checked = await checkLayout(bytes, scan.layout);
   if (!checked.ok) return { ok: false, message: `The body is not valid JSON: ${checked.message}` };
-  return { ok: true, json: new LargeJson(text, concatenated, scan.layout) };
+  return { ok: true, json: new LargeJson(bytes, concatenated, scan.layout) };
 }
 
-/** The worker's parse of a stored payload: a large one is left to validation, which scans it in slices. */
-export function storedJson(processor: EventProcessor<unknown>, payload: string): BodyParse {
-  if (payload.length <= LARGE_BODY_CHARS) return processor.parseBody(payload);
-  return { ok: true, json: new LargeJson(payload, processor.largeBody?.concatenated ?? false, null) };
+/**
+ * The worker's parse of a stored payload: a large one is left to validation, which scans it in
+ * slices. It comes as bytes from SQLite; as text from PostgreSQL, which decoded it whole already.
+ */
+export function storedJson(processor: EventProcessor<unknown>, payload: Payload): BodyParse {
+  if (typeof payload === 'string' && payload.length <= LARGE_BODY_BYTES) return processor.parseBody(payload);
+  const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload.bytes;
+  if (bytes.length <= LARGE_BODY_BYTES) return processor.parseBody(bytes.toString('utf8'));
+  return { ok: true, json: new LargeJson(bytes, processor.largeBody?.concatenated ?? false, null) };
 }
 
 /**
@@ -171,7 +196,7 @@ export async function buildJson(body: LargeJson): Promise<unknown> {
   const layout = await layoutOf(body);
   const values: unknown[] = [];
   for (const top of layout) {
-    const value = await topValue(body.text, top, slices);
+    const value = await topValue(body.bytes, top, slices);
     if (layout.length === 1) return value;
     if (Array.isArray(value)) for (const element of value as unknown[]) values.push(element);
     else values.push(value);
@@ -226,9 +251,9 @@ export async function forEachRecord(
   const each = (value: unknown) => visit(value, index++);
   for (const top of layout) {
     if (slices.spent) await slices.yieldTurn();
-    if (isNode(top) && top.kind === 'array') await eachPart(body.text, top, slices, (_key, value) => each(value));
+    if (isNode(top) && top.kind === 'array') await eachPart(body.bytes, top, slices, (_key, value) => each(value));
     else {
-      const value = await topValue(body.text, top, slices);
+      const value = await topValue(body.bytes, top, slices);
       if (layout.length === 1 && (value === null || typeof value !== 'object')) return 'scalar';
       if (layout.length === 1 && !Array.isArray(value)) {
         visit(value, 0);
@@ -254,15 +279,15 @@ export async function countItems(
   }
   // A stored payload the worker claimed is checked here; the data plane's check already was.
   if (unchecked) {
-    const result = await checkLayout(body.text, layout);
+    const result = await checkLayout(body.bytes, layout);
     if (!result.ok) return result;
   }
   const [top] = layout;
   if (layout.length !== 1 || !top) return { ok: true, items: layout.length };
   if (isNode(top)) return { ok: true, items: top.kind === 'array' ? top.count : 1 };
-  const first = body.text.charCodeAt(top.start);
+  const first = body.bytes[top.start];
   if (first === 0x7b) return { ok: true, items: 1 };
   if (first !== 0x5b) return { ok: true, items: null };
   // A top-level array short enough to be one run (a long body of few long strings, say).
-  return { ok: true, items: (JSON.parse(body.text.slice(top.start, top.end)) as unknown[]).length };
+  return { ok: true, items: (JSON.parse(textOf(body.bytes, top)) as unknown[]).length };
 }

@@ -7,9 +7,10 @@ import { newEventId } from '../ids';
 import { parseRequestJson } from '../events/large-body';
 import { LargeJson } from '../events/large-json';
 import type { Logger } from '../logger';
+import type { Payload } from '../repositories/event-payload';
 import type { SettingsService } from '../services/settings.service';
 import { bodyHash } from './body-hash';
-import { NOT_UTF8, utf8Text } from './body-text';
+import { NOT_UTF8, payloadOf } from './body-text';
 import type { IngestLoad } from './commit/ingest-load';
 import type { Idempotency, IdempotencyScope } from './idempotency';
 import type { IntakeOutcome, QueuedOutcome, StoredOutcome } from './outcome';
@@ -37,11 +38,11 @@ export interface SubmissionInput {
   route: LiveRoute;
   principal: Principal;
   /**
-   * As received: bytes (the size limit and UTF-8 are checked here), or text a transport decoded
-   * with `utf8Text` from bytes it read under `bodyLimitBytes` (HTTP: so a large body's bytes are
-   * not kept beside their text).
+   * As received: bytes (the size limit and UTF-8 are checked here), or what a transport made of
+   * bytes it read under `bodyLimitBytes` with `payloadOf` (HTTP: so a short body's bytes are not
+   * kept beside their text).
    */
-  raw: Buffer | string;
+  raw: Buffer | Payload;
   source: SubmissionSource;
   /** 1–255 characters; a repeat within 24 h by the same principal replays the first outcome (SPEC §4). */
   idempotencyKey?: string;
@@ -85,20 +86,20 @@ export class Intake {
 
   async submit(input: SubmissionInput): Promise<IntakeOutcome> {
     const { route: live, raw } = input;
-    let text: string;
-    if (typeof raw === 'string') text = raw;
+    let payload: Payload;
+    if (!Buffer.isBuffer(raw)) payload = raw;
     else {
       const limit = this.deps.settings.current().bodyLimitBytes;
       if (raw.length > limit) {
         return { kind: 'invalid', code: 'payload_too_large', message: `The body exceeds ${limit} bytes` };
       }
-      const decoded = utf8Text(raw);
+      const decoded = payloadOf(raw);
       if (decoded === null) return invalidJson(NOT_UTF8);
-      text = decoded;
+      payload = decoded;
     }
     // Too deep (SPEC §13) or malformed, before anything is stored; a small body at once, a large
     // one in slices that yield the event loop (issue 38.3).
-    const parsing = parseRequestJson(PROCESSORS[live.route.eventType], text);
+    const parsing = parseRequestJson(PROCESSORS[live.route.eventType], payload);
     const parsed = parsing instanceof Promise ? await parsing : parsing;
     if (!parsed.ok) return invalidJson(parsed.message);
     // After the body (SPEC §10): a malformed body is refused as such whatever the key.
@@ -132,7 +133,7 @@ export class Intake {
     };
     let scope: IdempotencyScope | null = null;
     if (key !== undefined) {
-      const hash = bodyHash(text);
+      const hash = bodyHash(payload);
       scope = {
         routeId: live.route.id,
         // On a noauth route the caller is known only by its address (SPEC §10).
@@ -143,7 +144,7 @@ export class Intake {
     }
     const submission: Submission = {
       meta,
-      raw: text,
+      raw: payload,
       json: parsed.json,
       epcisLenient: live.route.epcisLenient,
       idempotency: scope ? (outcome: StoredOutcome) => this.deps.idempotency.record(scope, outcome) : undefined,

@@ -1,4 +1,5 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { SqlUtf8 } from '../db/sql-literal';
 import { numOrNull } from './db-types';
 
 /**
@@ -12,9 +13,15 @@ import { numOrNull } from './db-types';
  * Every row is encoded here and every payload read decoded here: callers see the text received.
  */
 
+/**
+ * A payload as received: text, or a large body's UTF-8 bytes (`SqlUtf8`, issue 38.3), which are
+ * never decoded whole on the main thread.
+ */
+export type Payload = string | SqlUtf8;
+
 /** What the events table stores for a payload. */
 export type StoredPayload = {
-  payload: string;
+  payload: Payload;
   payload_bytes: number | null;
 };
 
@@ -27,7 +34,7 @@ const MIN_CHARS = 1024;
 
 /**
  * Longer payloads stay as received: compressing happens on the main thread, where the large-body
- * path (issue 38.3, `LARGE_BODY_CHARS`) gives no piece of work more than one slice. Compressing a
+ * path (issue 38.3, `LARGE_BODY_BYTES`) gives no piece of work more than one slice. Compressing a
  * megabyte at quality 3 takes a few milliseconds, less than parsing it.
  */
 export const MAX_COMPRESSED_CHARS = 1024 * 1024;
@@ -39,7 +46,9 @@ const QUALITY = 3;
 const wellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
 
 /** The stored form of a payload as received. */
-export function storedPayload(text: string): StoredPayload {
+export function storedPayload(text: Payload): StoredPayload {
+  // Bytes are a large body's, far over what is compressed here.
+  if (text instanceof SqlUtf8) return { payload: text, payload_bytes: null };
   // A lone surrogate has no UTF-8 form, so the bytes would not give the same text back.
   if (text.length < MIN_CHARS || text.length > MAX_COMPRESSED_CHARS || !wellFormed(text))
     return { payload: text, payload_bytes: null };
@@ -64,7 +73,7 @@ export function receivedPayload(payload: string, payloadBytes: unknown): string 
 }
 
 /** A row to insert with its payload in stored form. */
-export function withStoredPayload<Row extends { payload: string }>(row: Row): Omit<Row, 'payload'> & StoredPayload {
+export function withStoredPayload<Row extends { payload: Payload }>(row: Row): Omit<Row, 'payload'> & StoredPayload {
   return { ...row, ...storedPayload(row.payload) };
 }
 

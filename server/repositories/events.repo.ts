@@ -3,10 +3,17 @@ import { num, numOrNull, type Queryable } from './db-types';
 import type { RowInsert, WriteBatch } from '../db/write-batch';
 import { allPrepared, withSqliteConnection } from '../db/sqlite-exec';
 import { jsonRowsSql, type JsonRowsShape } from '../db/sqlite-json-rows';
+import { SqlUtf8 } from '../db/sql-literal';
 import { eventIdFloor } from '../ids';
 import type { CaptureBehaviour } from '../contract/enums';
 import { epcisIndexRepo } from './epcis-index.repo';
-import { RECEIVED_BYTES_SQL, receivedPayload, withReceivedPayload, withStoredPayload } from './event-payload';
+import {
+  RECEIVED_BYTES_SQL,
+  receivedPayload,
+  withReceivedPayload,
+  withStoredPayload,
+  type Payload,
+} from './event-payload';
 
 /** How far an id's time may trail its event's `received_at` (events stored before they shared one instant). */
 const ID_TIME_SLACK_MS = 1_000;
@@ -163,14 +170,17 @@ export interface Claim {
   maxBytes: number;
 }
 
+/** A claimed event: its payload as received, text or (a large one on SQLite) its bytes. */
+export type ClaimedRow = Omit<EventRow, 'payload'> & { payload: Payload };
+
 /** The claimed events, oldest first; `cut` when due events were left for the next claim by `maxBytes`. */
 export interface ClaimedBatch {
-  rows: EventRow[];
+  rows: ClaimedRow[];
   cut: boolean;
 }
 
 /** Claimed events in the order the worker applies them: ids sort by time. */
-const oldestFirst = (a: EventRow, b: EventRow): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const oldestFirst = (a: ClaimedRow, b: ClaimedRow): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 const checkedClaim = ({ limit, maxBytes }: Claim): void => {
   for (const value of [limit, maxBytes])
@@ -193,7 +203,17 @@ const withinBudget = (maxBytes: number): string =>
  * main thread to parse. Such a payload is read as a plain column instead.
  */
 const JSON_CLAIM_MAX_PAYLOAD = 1024 * 1024;
-const PAYLOAD_SQL = 'SELECT payload, payload_bytes FROM events WHERE id = ?';
+/**
+ * Such a payload is read as its bytes: node-sqlite3 hands a BLOB over without holding the main
+ * thread, and the bytes are what the large-body path works on (`SqlUtf8`).
+ */
+const PAYLOAD_SQL = 'SELECT CAST(payload AS BLOB) AS payload, payload_bytes FROM events WHERE id = ?';
+
+/** A payload read as bytes (`PAYLOAD_SQL`) as received: compressed ones decoded, long ones left as bytes. */
+function payloadFromBytes(stored: Buffer, payloadBytes: unknown): Payload {
+  if (numOrNull(payloadBytes) !== null) return receivedPayload(stored.toString('latin1'), payloadBytes);
+  return stored.length > JSON_CLAIM_MAX_PAYLOAD ? new SqlUtf8(stored) : stored.toString('utf8');
+}
 
 /**
  * `dueQueued`'s statement; bindings: now, now. The bounds are written into the text (one statement
@@ -279,22 +299,28 @@ export const eventsRepo = {
    * the batch over as one JSON text (`jsonRowsSql`) with only the columns a queued event has
    * values in: half the CPU of node-sqlite3 building every row's object (docs/performance.md, P23).
    */
-  async dueQueued(reads: Queryable, claim: Claim): Promise<ClaimedBatch> {
+  async dueQueued(reads: Queryable, claim: Claim, held?: (id: string) => Payload | undefined): Promise<ClaimedBatch> {
     const { result, rows } = await withSqliteConnection(reads, async (connection) => {
       const [result] = await allPrepared<{ rows: string; due_count: number }>(connection, dueQueuedSql(claim), [
         claim.now,
         claim.now,
       ]);
-      const rows: EventRow[] = [];
+      const rows: ClaimedRow[] = [];
       for (const row of (JSON.parse(result?.rows ?? '[]') as unknown[][]).map(queuedRow)) {
-        // Left out of the JSON for its size: read on its own, on the same connection (an event
-        // gone meanwhile stays out of the batch).
+        // Left out of the JSON for its size: held by the process that stored it, or read on its
+        // own, on the same connection (an event gone meanwhile stays out of the batch).
         if ((row.payload as string | null) === null) {
-          const [stored] = await allPrepared<{ payload: string; payload_bytes: unknown }>(connection, PAYLOAD_SQL, [
+          const payload = held?.(row.id);
+          if (payload !== undefined) {
+            rows.push({ ...row, payload });
+            continue;
+          }
+          const [stored] = await allPrepared<{ payload: Buffer; payload_bytes: unknown }>(connection, PAYLOAD_SQL, [
             row.id,
           ]);
           if (!stored) continue;
-          row.payload = receivedPayload(stored.payload, stored.payload_bytes);
+          rows.push({ ...row, payload: payloadFromBytes(stored.payload, stored.payload_bytes) });
+          continue;
         }
         rows.push(row);
       }
@@ -311,7 +337,8 @@ export const eventsRepo = {
   },
 };
 
-export type EventInsert = Omit<EventRow, 'attempts' | 'next_attempt_at'>;
+/** An event as first written: its payload as received, text or a large body's bytes. */
+export type EventInsert = Omit<EventRow, 'attempts' | 'next_attempt_at' | 'payload'> & { payload: Payload };
 
 export interface EventOutcome {
   status: EventStatus;

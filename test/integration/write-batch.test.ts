@@ -3,9 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../server/db';
-import { SqlBytes } from '../../server/db/sql-literal';
+import { SqlBytes, SqlUtf8 } from '../../server/db/sql-literal';
+import { inScriptTransaction } from '../../server/db/sqlite-transaction';
 import { WriteBatch } from '../../server/db/write-batch';
+import { TEXT_PIECE_BYTES } from '../../server/db/write-script';
 import { testDatabase } from '../helpers/test-gateway';
+import * as textPieces from '../../migrations/20261205090000_text_pieces';
 
 let dir: string;
 let db: Db;
@@ -13,6 +16,7 @@ let db: Db;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'gateway-writes-'));
   db = await createDb(await testDatabase(dir), { migrate: false });
+  await textPieces.up(db.knex);
   await db.knex.schema.createTable('wb', (t) => {
     t.integer('k').primary();
     t.text('v');
@@ -26,6 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db.knex.schema.dropTableIfExists('wb');
   await db.knex.schema.dropTableIfExists('wb_bytes');
+  await textPieces.down(db.knex);
   await db.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -159,6 +164,44 @@ describe('WriteBatch', () => {
     await writes.send();
     const stored = (await rows()).map((row) => row.v);
     expect(stored).toEqual([...hostile, ...hostile]);
+  });
+
+  it('stores a long text given as bytes exactly, sent in pieces cut inside characters, and drops the pieces', async () => {
+    // 2.5 pieces of two-, three- and four-byte characters: every piece boundary falls inside one.
+    const unit = 'é€🚀a';
+    const long = unit.repeat(Math.ceil((TEXT_PIECE_BYTES * 2.5) / Buffer.byteLength(unit)));
+    const value = () => new SqlUtf8(Buffer.from(long, 'utf8'));
+    expect(Buffer.byteLength(long) % TEXT_PIECE_BYTES).not.toBe(0);
+    // Alone on the pool, then in a transaction beside other rows, then (SQLite) on a script transaction.
+    const alone = new WriteBatch(db.knex);
+    alone.insertRows('wb', [{ k: 1, v: value() }]);
+    await alone.send();
+    await db.knex.transaction(async (trx) => {
+      const writes = new WriteBatch(trx);
+      writes.insertRows('wb', [
+        { k: 2, v: 'short' },
+        { k: 3, v: value() },
+        { k: 4, v: new SqlUtf8(Buffer.from('short bytes')) },
+      ]);
+      await writes.send();
+      // The pieces were deleted with the row that took them in.
+      expect(await trx('text_pieces').count({ n: '*' })).toEqual([{ n: 0 }]);
+    });
+    if (db.kind === 'sqlite') {
+      await inScriptTransaction(db.knex, async (transaction) => {
+        const writes = WriteBatch.onScript(transaction);
+        writes.insertRows('wb', [{ k: 5, v: value() }]);
+        await writes.send();
+      });
+    }
+    const stored = await rows();
+    expect(stored.map((row) => row.k)).toEqual(db.kind === 'sqlite' ? [1, 2, 3, 4, 5] : [1, 2, 3, 4]);
+    for (const row of stored.filter((r) => r.k !== 2 && r.k !== 4)) expect(row.v === long).toBe(true);
+    expect(stored.find((row) => row.k === 4)?.v).toBe('short bytes');
+    // Stored as text, not as a blob that happens to hold the bytes.
+    const typeOf = db.kind === 'sqlite' ? 'typeof(v)' : 'pg_typeof(v)::text';
+    const types = await db.knex('wb').select<{ t: string }[]>(db.knex.raw(`${typeOf} AS t`));
+    expect(new Set(types.map((row) => row.t))).toEqual(new Set(['text']));
   });
 
   it('inlines a negative number so that it cannot start a comment', async () => {

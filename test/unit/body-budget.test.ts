@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../server/errors';
-import { LARGE_BODY_CHARS } from '../../server/events/large-body';
+import { LARGE_BODY_BYTES } from '../../server/events/large-body';
 import { BodyBudget } from '../../server/http/data-plane/body-budget';
 
 const MIB = 1024 * 1024;
@@ -21,7 +21,7 @@ describe('BodyBudget: memory for large bodies in flight (issue 38.3)', () => {
     const budget = new BodyBudget(5 * MIB);
     const ticket = budget.admit(50 * MIB, LIMIT);
     expect(budget.bytesInFlight).toBe(50 * MIB);
-    budget.admit(LARGE_BODY_CHARS, LIMIT);
+    budget.admit(LARGE_BODY_BYTES, LIMIT);
     budget.admit(LIMIT + 1, LIMIT);
     expect(budget.bytesInFlight).toBe(50 * MIB);
     ticket.release();

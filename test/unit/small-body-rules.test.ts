@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { LARGE_BODY_CHARS, parseRequestJson, parseSmallRequestJson } from '../../server/events/large-body';
+import { SqlUtf8 } from '../../server/db/sql-literal';
+import { LARGE_BODY_BYTES, parseRequestJson, parseSmallRequestJson } from '../../server/events/large-body';
 import { LargeJson } from '../../server/events/large-json';
 import { PROCESSORS } from '../../server/events/registry';
 import { bodyHash } from '../../server/intake/body-hash';
@@ -10,11 +11,11 @@ const uhf = PROCESSORS.UHFTagRead;
 const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 describe('the body rules of a small body', () => {
-  it('hash at once, and a large body in a promise of the same digest', async () => {
+  it('hash at once, and a large body (bytes) in a promise of the same digest', async () => {
     const small = '{"epc":"3074257BF7194E4000001A85"}';
     expect(bodyHash(small)).toBe(sha(small));
-    const large = `[${'"x",'.repeat(LARGE_BODY_CHARS / 4)}"é"]`;
-    const pending = bodyHash(large);
+    const large = `[${'"é€",'.repeat(LARGE_BODY_BYTES / 4)}"é"]`;
+    const pending = bodyHash(new SqlUtf8(Buffer.from(large)));
     expect(pending).toBeInstanceOf(Promise);
     expect(await pending).toBe(sha(large));
   });
@@ -27,7 +28,10 @@ describe('the body rules of a small body', () => {
     expect(parseSmallRequestJson(uhf, deep)).toEqual(await parseRequestJson(uhf, deep));
     expect(parseSmallRequestJson(uhf, deep).ok).toBe(false);
     expect(parseSmallRequestJson(uhf, '{"a":')).toEqual(await parseRequestJson(uhf, '{"a":'));
-    const large = await parseRequestJson(uhf, `[${'{"a":1},'.repeat(LARGE_BODY_CHARS / 8)}{"a":1}]`);
+    const large = await parseRequestJson(
+      uhf,
+      new SqlUtf8(Buffer.from(`[${'{"a":1},'.repeat(LARGE_BODY_BYTES / 8)}{"a":1}]`)),
+    );
     expect(large.ok && large.json instanceof LargeJson).toBe(true);
   });
 });

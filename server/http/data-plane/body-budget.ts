@@ -1,8 +1,8 @@
 import { AppError } from '../../errors';
-import { LARGE_BODY_CHARS } from '../../events/large-body';
+import { LARGE_BODY_BYTES } from '../../events/large-body';
 
 /**
- * How much memory large bodies may hold at once (issue 38.3). A body above `LARGE_BODY_CHARS`
+ * How much memory large bodies may hold at once (issue 38.3). A body above `LARGE_BODY_BYTES`
  * costs a few times its size while it is read, checked, validated and stored (its bytes, its
  * text, what validation keeps, the copies the database driver makes; figures in
  * docs/performance.md, P32). Bodies in flight may together
@@ -48,7 +48,7 @@ export class BodyBudget {
   admit(declared: number | undefined, limit: number): BodyTicket {
     let taken = 0;
     const take = (bytes: number) => {
-      if (bytes <= LARGE_BODY_CHARS || bytes > limit) return;
+      if (bytes <= LARGE_BODY_BYTES || bytes > limit) return;
       if (this.inFlight > 0 && this.inFlight + bytes > this.budgetBytes) throw refused();
       this.inFlight += bytes;
       taken = bytes;

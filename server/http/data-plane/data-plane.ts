@@ -17,7 +17,7 @@ import { answerOf } from './answers';
 import type { DataPlaneDeps } from './deps';
 import { epcisRepository, servesEpcisPath, type EpcisPath } from './epcis-repository';
 import { closeIfBodyPending, isJsonContentType } from './request-body';
-import { readBodyText } from './request-text';
+import { readBodyPayload } from './request-payload';
 import { readSnapshotQuery } from './snapshot-query';
 import { characterCount } from '../../validation';
 
@@ -134,8 +134,8 @@ async function post(ctx: Context, deps: DataPlaneDeps, live: LiveRoute, principa
   const ticket = deps.bodies.admit(ctx.request.length, limit);
   let outcome;
   try {
-    // Decoded at once: the bytes are not kept beside their text while the intake works (issue 38.3).
-    const raw = await readBodyText(ctx, limit, ticket);
+    // Decoded at once (a large body stays bytes): never kept twice while the intake works (issue 38.3).
+    const raw = await readBodyPayload(ctx, limit, ticket);
     // As Node gives it: repeated headers joined by `, ` (the intake checks its length).
     const header = ctx.req.headers['idempotency-key'];
     const idempotencyKey = Array.isArray(header) ? header.join(', ') : header;

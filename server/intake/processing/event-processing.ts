@@ -10,11 +10,13 @@ import type { StoredOutcome } from '../outcome';
 import type { ReaderTracking } from './reader-tracking';
 import { validateJson } from '../../events/large-body';
 import type { Logger } from '../../logger';
+import type { Payload } from '../../repositories/event-payload';
 
 /** A submission the intake has read and parsed, on its way to the sync or the queued path. */
 export interface Submission {
   meta: EventMeta;
-  raw: string;
+  /** As received: text, or a large body's bytes (issue 38.3). */
+  raw: Payload;
   json: unknown;
   epcisLenient: boolean;
   /** Built once the outcome is known, so the outcome and the key commit in one transaction. */
@@ -41,7 +43,7 @@ export interface DeliveryHandoff {
 }
 
 /** The event's row as first written: who sent it, how, the payload as received, and its outcome so far. */
-export function eventRow(meta: EventMeta, raw: string, outcome: EventOutcome): EventInsert {
+export function eventRow(meta: EventMeta, raw: Payload, outcome: EventOutcome): EventInsert {
   return {
     id: meta.id,
     parent_id: null,
@@ -68,8 +70,13 @@ export function eventRow(meta: EventMeta, raw: string, outcome: EventOutcome): E
 export const ackRows = (row: EventInsert, key: IdempotencyInsert | undefined) =>
   key ? [eventWrites.rowInsert(row), idempotencyRepo.rowInsert([key])] : [eventWrites.rowInsert(row)];
 
-/** The event as stored, as one delivery item: its normalized data, else the payload as received (it parsed as JSON). */
-const storedDocument = (outcome: StoreOutcome, raw: string): DeliveryUnit[] => [{ data: outcome.data ?? raw }];
+/**
+ * The event as stored, as one delivery item: its normalized data, else the payload as received (it
+ * parsed as JSON). A large body's bytes are decoded whole here, in one go (decision 0424).
+ */
+const storedDocument = (outcome: StoreOutcome, raw: Payload): DeliveryUnit[] => [
+  { data: outcome.data ?? (typeof raw === 'string' ? raw : raw.text()) },
+];
 
 /**
  * Validation is pure: if it throws (a payload that trips a recursion limit, a bug on an odd
@@ -166,7 +173,7 @@ export class EventProcessing {
    */
   async addDeliveries(
     writes: WriteBatch,
-    processed: readonly { meta: EventMeta; raw: string; outcome: StoreOutcome }[],
+    processed: readonly { meta: EventMeta; raw: Payload; outcome: StoreOutcome }[],
     processedAt: number,
   ): Promise<void> {
     const targets = await this.deps.delivery.outbox.targets();

@@ -3,7 +3,7 @@ import type { EventMeta, ProcessContext } from '../../events/processor';
 import { PROCESSORS } from '../../events/registry';
 import { storeEvents } from '../../events/store-events';
 import type { Validation } from '../../events/types';
-import { eventWrites, type EventOutcome, type EventRow } from '../../repositories/events.repo';
+import { eventWrites, type ClaimedRow, type EventOutcome } from '../../repositories/events.repo';
 import type { QueuedOutcome } from '../outcome';
 import { storeBatcher, type CommitBatcher, type ItemOutcome } from '../commit/batcher';
 import { storedJson } from '../../events/large-body';
@@ -11,6 +11,8 @@ import { ackRows, eventRow, type EventProcessing, type Submission } from './even
 import type { CommitLanes } from '../commit/group-commit';
 import type { IngestLoad } from '../commit/ingest-load';
 import { storedOutcome } from './stored-outcome';
+import { SqlUtf8 } from '../../db/sql-literal';
+import type { LargePayloads } from './large-payloads';
 
 /** Another worker took the event over (our lease ran out); it is theirs to finish. */
 export class LeaseLost extends Error {
@@ -25,7 +27,7 @@ export type Processed = 'processed' | 'rejected';
 
 /** A claimed queued event, validated (or not) outside the transaction. */
 interface Claimed {
-  row: EventRow;
+  row: ClaimedRow;
   meta: EventMeta;
   owner: string;
   context: ProcessContext | null;
@@ -33,7 +35,7 @@ interface Claimed {
 }
 
 /** The event's origin as the row keeps it. */
-const metaOf = (row: EventRow): EventMeta => ({
+const metaOf = (row: ClaimedRow): EventMeta => ({
   id: row.id,
   routeId: row.route_id ?? 0,
   routeName: row.route_name,
@@ -67,13 +69,20 @@ const mqttClientOf = (requestId: string): string => requestId.slice('mqtt:'.leng
 export class QueuedPath {
   /** The worker submits one claimed batch at a time, so a flush takes it whole. */
   private readonly stores: CommitBatcher<Claimed, Processed, WriteBatch>;
+  /**
+   * Large bodies just stored, for this process's worker to take instead of reading them back
+   * (SQLite's claim; on PostgreSQL the claim returns the payload with the row, so none are held).
+   */
+  private readonly large: LargePayloads | null;
 
   /** Acknowledgements go to `commits.acks`, the processing to `commits.work`. */
   constructor(
     private readonly processing: EventProcessing,
     private readonly commits: CommitLanes,
     load: IngestLoad,
+    large: LargePayloads | null = null,
   ) {
+    this.large = large;
     this.stores = storeBatcher(
       commits.work,
       load.workerBatch,
@@ -88,14 +97,20 @@ export class QueuedPath {
     const row = eventRow(submission.meta, submission.raw, storedOutcome.queued());
     await this.commits.acks.acknowledge(ackRows(row, submission.idempotency?.(outcome)));
     this.processing.tally.receivedOne(submission.meta.eventType, 'async');
+    if (submission.raw instanceof SqlUtf8) this.large?.hold(submission.meta.id, submission.raw);
     return outcome;
+  }
+
+  /** The bytes of a large body this process stored for event `id`, once; else the claim reads them. */
+  heldPayload(id: string): SqlUtf8 | undefined {
+    return this.large?.take(id);
   }
 
   /**
    * The worker's step for one claimed event: its final state (processed or rejected) is stored
    * only while this worker still holds the event's lease; otherwise nothing is written.
    */
-  async process(row: EventRow, epcisLenient: boolean, owner: string): Promise<Processed> {
+  async process(row: ClaimedRow, epcisLenient: boolean, owner: string): Promise<Processed> {
     const meta = metaOf(row);
     const parsed = storedJson(PROCESSORS[meta.eventType], row.payload);
     const { context, validation } = parsed.ok

@@ -2,7 +2,7 @@ import { Alarm } from '../../alarm';
 import type { Db } from '../../db';
 import { isDatabaseUnavailable, isStorageError } from '../../db/unavailable';
 import type { Logger } from '../../logger';
-import { eventWrites, eventsRepo, type ClaimedBatch, type EventRow } from '../../repositories/events.repo';
+import { eventWrites, eventsRepo, type ClaimedBatch, type ClaimedRow } from '../../repositories/events.repo';
 import type { IngestLoad } from '../commit/ingest-load';
 import { LeaseLost, type QueuedPath } from './queued-path';
 import type { QueueDepth } from '../commit/queue-depth';
@@ -123,11 +123,11 @@ export class Worker {
   private claim(limit: number): Promise<ClaimedBatch> {
     const { db, now, owner, load } = this.deps;
     const claim = { now: now(), limit, maxBytes: load.workerBatchBytes };
-    if (db.kind === 'sqlite') return eventsRepo.dueQueued(db.reads, claim);
+    if (db.kind === 'sqlite') return eventsRepo.dueQueued(db.reads, claim, (id) => this.deps.queued.heldPayload(id));
     return eventWrites.claimDue(db.knex, { ...claim, owner, leaseMs: LEASE_MS, skipLocked: true });
   }
 
-  private async processOne(row: EventRow): Promise<void> {
+  private async processOne(row: ClaimedRow): Promise<void> {
     try {
       await this.deps.queued.process(row, await this.deps.lenientFor(row.route_id), this.deps.owner);
       this.deps.load.released();

@@ -53,13 +53,17 @@ const sameAs = (actual: unknown, expected: unknown) => {
   }
 };
 
-/** Whether the sliced path takes `source`: the scan and every piece (`pieceChars` small, so containers split). */
-async function sliced(source: string, concatenated: boolean, pieceChars: number) {
-  const scan = await scanLayout(source, concatenated, pieceChars);
+/** A text's UTF-8 bytes: what the sliced path scans. */
+const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
+
+/** Whether the sliced path takes `source`: the scan and every piece (`pieceBytes` small, so containers split). */
+async function sliced(source: string, concatenated: boolean, pieceBytes: number) {
+  const bytes = utf8(source);
+  const scan = await scanLayout(bytes, concatenated, pieceBytes);
   if (!scan.ok) return { ok: false as const };
-  const checked = await checkLayout(source, scan.layout);
+  const checked = await checkLayout(bytes, scan.layout);
   if (!checked.ok) return { ok: false as const };
-  return { ok: true as const, json: await buildJson(new LargeJson(source, concatenated, scan.layout)) };
+  return { ok: true as const, json: await buildJson(new LargeJson(bytes, concatenated, scan.layout)) };
 }
 
 const MUTATIONS = [',', ']', '}', '[', '{', ':', '"', ' ', 'x', '1'];
@@ -69,9 +73,9 @@ describe('large bodies parsed in slices (issue 38.3)', () => {
     const next = random(38_3);
     for (let n = 0; n < 600; n++) {
       const source = text(value(next, 0), next);
-      const pieceChars = 1 + Math.floor(next() * 24);
+      const pieceBytes = 1 + Math.floor(next() * 24);
       const whole = parseJsonBody(source);
-      const parts = await sliced(source, false, pieceChars);
+      const parts = await sliced(source, false, pieceBytes);
       expect(parts.ok).toBe(whole.ok);
       if (whole.ok && parts.ok) sameAs(parts.json, whole.json);
       // The same text with one character deleted, replaced or added.
@@ -82,7 +86,7 @@ describe('large bodies parsed in slices (issue 38.3)', () => {
           ? source.slice(0, at) + source.slice(at + 1)
           : source.slice(0, at) + change + source.slice(at + (next() < 0.5 ? 1 : 0));
       const wholeMutated = parseJsonBody(mutated);
-      const partsMutated = await sliced(mutated, false, pieceChars);
+      const partsMutated = await sliced(mutated, false, pieceBytes);
       expect({ mutated, ok: partsMutated.ok }).toEqual({ mutated, ok: wholeMutated.ok });
       if (wholeMutated.ok && partsMutated.ok) sameAs(partsMutated.json, wholeMutated.json);
     }
@@ -101,18 +105,18 @@ describe('large bodies parsed in slices (issue 38.3)', () => {
   });
 
   it('refuses nesting deeper than 64 levels, and text after the value', async () => {
-    expect(await scanLayout('['.repeat(65) + ']'.repeat(65), false)).toMatchObject({ ok: false, tooDeep: true });
-    expect((await scanLayout('['.repeat(64) + ']'.repeat(64), false)).ok).toBe(true);
-    expect((await scanLayout('{} {}', false)).ok).toBe(false);
-    expect((await scanLayout('{} {}', true)).ok).toBe(true);
-    expect((await scanLayout('{} 1', true)).ok).toBe(false);
+    expect(await scanLayout(utf8('['.repeat(65) + ']'.repeat(65)), false)).toMatchObject({ ok: false, tooDeep: true });
+    expect((await scanLayout(utf8('['.repeat(64) + ']'.repeat(64)), false)).ok).toBe(true);
+    expect((await scanLayout(utf8('{} {}'), false)).ok).toBe(false);
+    expect((await scanLayout(utf8('{} {}'), true)).ok).toBe(true);
+    expect((await scanLayout(utf8('{} 1'), true)).ok).toBe(false);
   });
 
   it('counts the items of a top-level array, an object as one', async () => {
     const count = async (source: string) => {
-      const scan = await scanLayout(source, false, 4);
+      const scan = await scanLayout(utf8(source), false, 4);
       if (!scan.ok) throw new Error(scan.message);
-      return countItems(new LargeJson(source, false, scan.layout));
+      return countItems(new LargeJson(utf8(source), false, scan.layout));
     };
     expect(await count('[1, [2, 3], {"a": [4, 5, 6]}, "x"]')).toEqual({ ok: true, items: 4 });
     expect(await count('{"a": [1, 2, 3, 4, 5, 6], "b": 2}')).toEqual({ ok: true, items: 1 });
@@ -139,9 +143,9 @@ describe('large bodies parsed in slices (issue 38.3)', () => {
       if (!whole.ok) throw new Error(whole.message);
       const expected = normalizeUhfBody(whole.json, context);
       // Unscanned, as the worker's claim of a stored payload is: the scan runs in validation.
-      expect(await normalizeLargeUhfBody(new LargeJson(source, true, null), context)).toEqual(expected);
+      expect(await normalizeLargeUhfBody(new LargeJson(utf8(source), true, null), context)).toEqual(expected);
       const records: number[] = [];
-      await forEachRecord(new LargeJson(source, true, null), (_record, index) => records.push(index));
+      await forEachRecord(new LargeJson(utf8(source), true, null), (_record, index) => records.push(index));
       expect(records).toEqual(records.map((_, i) => i));
     }
   });
