@@ -26,7 +26,7 @@ export class SqlBytes {
  * string. A large body travels so from the socket to the database (issue 38.3): decoding 100 MiB
  * into one string, or binding one string of that size, holds the main thread for most of a second
  * on a machine where fresh memory is slow to touch (docs/performance.md, P66). A long one is
- * written in pieces (`write-script.ts`).
+ * written in pieces (`text-pieces.ts`).
  */
 export class SqlUtf8 {
   constructor(readonly bytes: Buffer) {}

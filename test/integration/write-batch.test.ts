@@ -6,7 +6,7 @@ import { createDb, type Db } from '../../server/db';
 import { SqlBytes, SqlUtf8 } from '../../server/db/sql-literal';
 import { inScriptTransaction } from '../../server/db/sqlite-transaction';
 import { WriteBatch } from '../../server/db/write-batch';
-import { TEXT_PIECE_BYTES } from '../../server/db/write-script';
+import { TEXT_PIECE_BYTES } from '../../server/db/text-pieces';
 import { testDatabase } from '../helpers/test-gateway';
 import * as textPieces from '../../migrations/20261205090000_text_pieces';
 
