@@ -116,8 +116,8 @@ export async function assembleDataPlane(base: {
   });
   const byRole = { work: commit, acks };
   const sync = new SyncPath(processing, byRole, load);
-  // SQLite's claim leaves a large payload to be read on its own: the worker takes it from here.
-  const queued = new QueuedPath(processing, byRole, load, db.kind === 'sqlite' ? new LargePayloads(now) : null);
+  // A claim leaves a large payload to be read on its own: the worker takes it from here.
+  const queued = new QueuedPath(processing, byRole, load, new LargePayloads(now));
 
   const idempotency = new Idempotency(db, now);
   const worker = new Worker({

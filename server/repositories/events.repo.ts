@@ -47,6 +47,34 @@ export interface EventRow {
   next_attempt_at: number;
 }
 
+/** Every column of an event but its payload: what PostgreSQL's claim returns beside the payload, when short. */
+const CLAIM_COLUMNS = [
+  'id',
+  'parent_id',
+  'route_id',
+  'route_name',
+  'endpoint_id',
+  'endpoint_name',
+  'event_type',
+  'status',
+  'received_at',
+  'processed_at',
+  'principal',
+  'source_ip',
+  'request_id',
+  'transport',
+  'topic',
+  'capture',
+  'reader_id',
+  'payload_bytes',
+  'data',
+  'result',
+  'errors',
+  'warnings',
+  'attempts',
+  'next_attempt_at',
+] as const;
+
 /** The columns a receipt reads (`findReceipt`). */
 const RECEIPT_COLUMNS = [
   'id',
@@ -462,6 +490,7 @@ export const eventWrites = {
   async claimDue(
     db: Queryable,
     claim: Claim & { owner: string; leaseMs: number; skipLocked: boolean },
+    held?: (id: string) => Payload | undefined,
   ): Promise<ClaimedBatch> {
     checkedClaim(claim);
     const due = dueEvents(db, claim).select('id', db.raw(`${RECEIVED_BYTES_SQL} as bytes`));
@@ -470,11 +499,24 @@ export const eventWrites = {
       .with('due', due)
       .whereRaw(`id IN (${withinBudget(claim.maxBytes)})`)
       .update({ lease_owner: claim.owner, lease_until: claim.now + claim.leaseMs })
-      .returning<(EventRow & { due_count: unknown })[]>(['*', db.raw('(SELECT count(*) FROM due) AS due_count')]);
-    return {
-      rows: rows.map(({ due_count: _count, ...row }) => normalizeEventRow(row)).sort(oldestFirst),
-      cut: num(rows[0]?.due_count ?? 0) > rows.length,
-    };
+      .returning<(EventRow & { due_count: unknown })[]>([
+        ...CLAIM_COLUMNS,
+        // A large payload is left out, as in `dueQueued`: node-postgres would decode it whole.
+        db.raw(
+          `CASE WHEN octet_length(payload) > ${String(JSON_CLAIM_MAX_PAYLOAD)} THEN NULL ELSE payload END AS payload`,
+        ),
+        db.raw('(SELECT count(*) FROM due) AS due_count'),
+      ]);
+    const claimed: ClaimedRow[] = [];
+    for (const { due_count: _count, ...row } of rows) {
+      if ((row.payload as string | null) !== null) claimed.push(normalizeEventRow(row));
+      else {
+        // Held by the process that stored it, or read on its own (decoded whole, in one go).
+        const payload = held?.(row.id) ?? (await eventsRepo.findById(db, row.id))?.payload;
+        if (payload !== undefined) claimed.push({ ...normalizeEventRow({ ...row, payload: '' }), payload });
+      }
+    }
+    return { rows: claimed.sort(oldestFirst), cut: num(rows[0]?.due_count ?? 0) > rows.length };
   },
 
   /**

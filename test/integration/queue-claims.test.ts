@@ -52,11 +52,11 @@ const queued = (overrides: Partial<StoredEvent> = {}): StoredEvent => ({
   ...overrides,
 });
 
-/** The claim the worker makes on this database. */
-const claim = (bounds: Omit<Claim, 'now'>) =>
+/** The claim the worker makes on this database; `held`: the large payloads this process holds. */
+const claim = (bounds: Omit<Claim, 'now'>, held?: (id: string) => Payload | undefined) =>
   db.kind === 'sqlite'
-    ? eventsRepo.dueQueued(db.reads, { now: NOW, ...bounds })
-    : eventWrites.claimDue(db.knex, { now: NOW, ...bounds, owner: 'me', leaseMs: 15_000, skipLocked: true });
+    ? eventsRepo.dueQueued(db.reads, { now: NOW, ...bounds }, held)
+    : eventWrites.claimDue(db.knex, { now: NOW, ...bounds, owner: 'me', leaseMs: 15_000, skipLocked: true }, held);
 
 const store = async (rows: StoredEvent[]) => {
   await db.knex('events').insert(rows);
@@ -215,6 +215,26 @@ describe('payloads are stored compressed where that pays, and every read gives b
     expect(new Map(snapshot.map((row) => [row.id, row.payload]))).toEqual(
       new Map(page.map((row) => [row.id, row.payload])),
     );
+  });
+
+  it('takes a large payload this process holds instead of reading it, and reads only the others', async () => {
+    const large = `"${'x'.repeat(1024 * 1024 + 10)}"`;
+    const [held, read, short] = [queued({ payload: large }), queued({ payload: large }), queued()];
+    await store([held, read, short]);
+    const bytes = new SqlUtf8(Buffer.from(large));
+    const asked: string[] = [];
+    const claimed = await claim({ limit: 10, maxBytes: 64 * 1024 * 1024 }, (id) => {
+      asked.push(id);
+      return id === held.id ? bytes : undefined;
+    });
+    const byId = new Map(claimed.rows.map((row) => [row.id, row.payload]));
+    expect(byId.get(held.id)).toBe(bytes);
+    const text = byId.get(read.id);
+    expect(text instanceof SqlUtf8 ? text.text() : text).toBe(large);
+    expect(byId.get(short.id)).toBe(short.payload);
+    // Only the payloads left out of the claim for their size are asked for.
+    expect(asked).toEqual(expect.arrayContaining([held.id, read.id]));
+    expect(asked).not.toContain(short.id);
   });
 
   it('budgets a claim by the size received, not the size stored', async () => {

@@ -69,10 +69,7 @@ const mqttClientOf = (requestId: string): string => requestId.slice('mqtt:'.leng
 export class QueuedPath {
   /** The worker submits one claimed batch at a time, so a flush takes it whole. */
   private readonly stores: CommitBatcher<Claimed, Processed, WriteBatch>;
-  /**
-   * Large bodies just stored, for this process's worker to take instead of reading them back
-   * (SQLite's claim; on PostgreSQL the claim returns the payload with the row, so none are held).
-   */
+  /** Large bodies just stored, for this process's worker to take instead of reading them back. */
   private readonly large: LargePayloads | null;
 
   /** Acknowledgements go to `commits.acks`, the processing to `commits.work`. */

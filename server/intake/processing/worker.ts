@@ -123,8 +123,9 @@ export class Worker {
   private claim(limit: number): Promise<ClaimedBatch> {
     const { db, now, owner, load } = this.deps;
     const claim = { now: now(), limit, maxBytes: load.workerBatchBytes };
-    if (db.kind === 'sqlite') return eventsRepo.dueQueued(db.reads, claim, (id) => this.deps.queued.heldPayload(id));
-    return eventWrites.claimDue(db.knex, { ...claim, owner, leaseMs: LEASE_MS, skipLocked: true });
+    const held = (id: string) => this.deps.queued.heldPayload(id);
+    if (db.kind === 'sqlite') return eventsRepo.dueQueued(db.reads, claim, held);
+    return eventWrites.claimDue(db.knex, { ...claim, owner, leaseMs: LEASE_MS, skipLocked: true }, held);
   }
 
   private async processOne(row: ClaimedRow): Promise<void> {
