@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { dialectOf, type Queryable } from './queryable';
-import { boundValue, SqlBytes, SqlUtf8 } from './sql-literal';
-import type { WriteQuery, WriteRow } from './write-script';
+import { boundValue, SqlBytes, SqlUtf8, type SqlValue } from './sql-literal';
 
 /**
  * A text this long (UTF-8 bytes) is written in pieces, and each piece is one statement: binding
@@ -22,7 +21,7 @@ export const TEXT_PIECE_BYTES = 1024 * 1024;
  */
 export class TextPieces {
   private readonly sqlite: boolean;
-  private pending: WriteQuery[] = [];
+  private pending: Knex.Raw[] = [];
   private slots: string[] = [];
 
   constructor(private readonly db: Queryable) {
@@ -33,7 +32,7 @@ export class TextPieces {
    * `row` as the driver binds it (`boundValue`), with each long text replaced by the subquery
    * that joins its pieces; the row itself when it has nothing to convert.
    */
-  bound(row: WriteRow): Record<string, unknown> {
+  bound(row: Record<string, SqlValue>): Record<string, unknown> {
     let bound: Record<string, unknown> | null = null;
     for (const [column, value] of Object.entries(row)) {
       if (!(value instanceof SqlUtf8) && !(value instanceof SqlBytes)) continue;
@@ -45,14 +44,14 @@ export class TextPieces {
   }
 
   /** The statements that send the pieces taken since the last call. */
-  writes(): WriteQuery[] {
+  writes(): Knex.Raw[] {
     const writes = this.pending;
     this.pending = [];
     return writes;
   }
 
   /** The statements that delete the pieces once the rows are in. */
-  cleared(): WriteQuery[] {
+  cleared(): Knex.Raw[] {
     const slots = this.slots;
     this.slots = [];
     return slots.map((slot) => this.db.raw('DELETE FROM text_pieces WHERE slot = ?', [slot]));

@@ -47,34 +47,6 @@ export interface EventRow {
   next_attempt_at: number;
 }
 
-/** Every column of an event but its payload: what PostgreSQL's claim returns beside the payload, when short. */
-const CLAIM_COLUMNS = [
-  'id',
-  'parent_id',
-  'route_id',
-  'route_name',
-  'endpoint_id',
-  'endpoint_name',
-  'event_type',
-  'status',
-  'received_at',
-  'processed_at',
-  'principal',
-  'source_ip',
-  'request_id',
-  'transport',
-  'topic',
-  'capture',
-  'reader_id',
-  'payload_bytes',
-  'data',
-  'result',
-  'errors',
-  'warnings',
-  'attempts',
-  'next_attempt_at',
-] as const;
-
 /** The columns a receipt reads (`findReceipt`). */
 const RECEIPT_COLUMNS = [
   'id',
@@ -152,6 +124,20 @@ const QUEUED_SHAPE = {
     'payload_bytes',
   ],
 } as const satisfies JsonRowsShape<keyof EventRow | 'payload_bytes'>;
+
+/**
+ * What PostgreSQL's claim returns beside the payload (which it returns only when short): the
+ * columns `dueQueued` reads, and the outcome columns it leaves out (a queued event has none).
+ */
+const CLAIM_COLUMNS = [
+  ...QUEUED_SHAPE.columns.filter((column) => column !== 'payload'),
+  'status',
+  'processed_at',
+  'data',
+  'result',
+  'errors',
+  'warnings',
+];
 
 /**
  * A claimed event from its JSON array (`QUEUED_SHAPE` order), as one object literal: building it
