@@ -91,12 +91,13 @@ export class DeliveryEngine implements DeliveryControl {
   }
 
   private async recount(): Promise<void> {
+    const mark = this.deps.ledger.recountMark();
     const [backlogs, deadLetters, records] = await Promise.all([
       outboxRepo.backlogs(this.deps.db.reads),
       outboxRepo.deadLetterCounts(this.deps.db.reads),
       destinationsRepo.list(this.deps.db.reads),
     ]);
-    this.deps.ledger.recount(backlogs, deadLetters);
+    this.deps.ledger.recount(backlogs, deadLetters, mark);
     this.names = new Map(records.map((record) => [record.id, record.name]));
   }
 

@@ -12,6 +12,8 @@ export interface LastError {
 interface Entry {
   /** Items waiting (dead letters not counted): committed ones only. */
   backlog: number;
+  /** Bumped by every change to `backlog` or `deadLetters`: a recount read meanwhile is stale here. */
+  version: number;
   /** Items this instance is adding in transactions not yet ended: held against the outbox bound. */
   adding: number;
   /** Dead-lettered batches. */
@@ -32,6 +34,7 @@ interface Entry {
 
 const blank = (): Entry => ({
   backlog: 0,
+  version: 0,
   adding: 0,
   deadLetters: 0,
   deliveredTotal: 0,
@@ -48,6 +51,9 @@ const blank = (): Entry => ({
  * drift for long), counters for `/_metrics`, and the last error. Read by the status, the health
  * answer, the metrics and the outbox's bound; written by the outbox and the senders.
  */
+/** Each destination's count version when a recount's reads began (`DeliveryLedger.recountMark`). */
+export type RecountMark = ReadonlyMap<number, number>;
+
 export class DeliveryLedger {
   private readonly entries = new Map<number, Entry>();
 
@@ -62,14 +68,26 @@ export class DeliveryLedger {
     return entry;
   }
 
-  /** Counts read from the database replace the running ones (items still being added are not in them). */
-  recount(backlogs: ReadonlyMap<number, number>, deadLetters: ReadonlyMap<number, number>): void {
-    for (const [id, entry] of this.entries) {
+  /** Taken before a recount's reads: which counts were as they are now when the reads began. */
+  recountMark(): RecountMark {
+    return new Map([...this.entries].map(([id, entry]) => [id, entry.version]));
+  }
+
+  /**
+   * Counts read from the database (after `mark` was taken) replace the running ones (items still
+   * being added are not in them), but only where nothing changed while they were read. A count
+   * read while items were being credited or delivered may or may not hold them, so applying it
+   * could count them twice, or leave out what a sender took meanwhile: a backlog 70 too high
+   * after a receiver came back, until the next recount 30 s later. The next recount tries again.
+   */
+  recount(backlogs: ReadonlyMap<number, number>, deadLetters: ReadonlyMap<number, number>, mark: RecountMark): void {
+    const unchanged = (id: number) => (this.entries.get(id)?.version ?? 0) === (mark.get(id) ?? 0);
+    for (const id of new Set([...this.entries.keys(), ...backlogs.keys(), ...deadLetters.keys()])) {
+      if (!unchanged(id)) continue;
+      const entry = this.entry(id);
       entry.backlog = backlogs.get(id) ?? 0;
       entry.deadLetters = deadLetters.get(id) ?? 0;
     }
-    for (const [id, count] of backlogs) this.entry(id).backlog = count;
-    for (const [id, count] of deadLetters) this.entry(id).deadLetters = count;
   }
 
   forget(destinationId: number): void {
@@ -99,7 +117,9 @@ export class DeliveryLedger {
   added(destinationId: number, items: number, committed: boolean): void {
     const entry = this.entry(destinationId);
     entry.adding = Math.max(0, entry.adding - items);
-    if (committed) entry.backlog += items;
+    if (!committed) return;
+    entry.backlog += items;
+    entry.version++;
   }
 
   delivered(destinationId: number, items: number): void {
@@ -108,6 +128,7 @@ export class DeliveryLedger {
     // Not clamped: a sender can deliver committed items before their commit is credited (`added`
     // runs after the COMMIT returns); the count is read clamped instead, so the order nets out.
     entry.backlog -= items;
+    entry.version++;
     entry.deliveredTotal += items;
     entry.recent.push([at, items]);
     entry.lastOutcome = 'delivered';
@@ -126,6 +147,7 @@ export class DeliveryLedger {
     const entry = this.entry(destinationId);
     if (fromBacklog) entry.backlog -= items;
     entry.deadLetters += 1;
+    entry.version++;
     if (reason !== 'outbox_full') entry.lastOutcome = 'dead';
   }
 
@@ -133,11 +155,13 @@ export class DeliveryLedger {
     const entry = this.entry(destinationId);
     entry.backlog += items;
     entry.deadLetters = Math.max(0, entry.deadLetters - batches);
+    entry.version++;
   }
 
   discarded(destinationId: number, batches: number): void {
     const entry = this.entry(destinationId);
     entry.deadLetters = Math.max(0, entry.deadLetters - batches);
+    entry.version++;
   }
 
   /** A step of the destination's loop failed inside the gateway. */
