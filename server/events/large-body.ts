@@ -181,9 +181,10 @@ async function parseLargeRequestJson(processor: EventProcessor<unknown>, bytes: 
  * slices. It comes as bytes from SQLite; as text from PostgreSQL, which decoded it whole already.
  */
 export function storedJson(processor: EventProcessor<unknown>, payload: Payload): BodyParse {
-  if (typeof payload === 'string' && payload.length <= LARGE_BODY_BYTES) return processor.parseBody(payload);
+  // Characters of a string, bytes of `SqlUtf8`: a string longer than that has at least as many bytes.
+  if (payload.length <= LARGE_BODY_BYTES)
+    return processor.parseBody(typeof payload === 'string' ? payload : payload.text());
   const bytes = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload.bytes;
-  if (bytes.length <= LARGE_BODY_BYTES) return processor.parseBody(bytes.toString('utf8'));
   return { ok: true, json: new LargeJson(bytes, processor.largeBody?.concatenated ?? false, null) };
 }
 

@@ -69,17 +69,17 @@ const mqttClientOf = (requestId: string): string => requestId.slice('mqtt:'.leng
 export class QueuedPath {
   /** The worker submits one claimed batch at a time, so a flush takes it whole. */
   private readonly stores: CommitBatcher<Claimed, Processed, WriteBatch>;
-  /** Large bodies just stored, for this process's worker to take instead of reading them back. */
-  private readonly large: LargePayloads | null;
 
-  /** Acknowledgements go to `commits.acks`, the processing to `commits.work`. */
+  /**
+   * Acknowledgements go to `commits.acks`, the processing to `commits.work`; `large` holds the
+   * large bodies just stored, for this process's worker to take instead of reading them back.
+   */
   constructor(
     private readonly processing: EventProcessing,
     private readonly commits: CommitLanes,
     load: IngestLoad,
-    large: LargePayloads | null = null,
+    private readonly large: LargePayloads,
   ) {
-    this.large = large;
     this.stores = storeBatcher(
       commits.work,
       load.workerBatch,
@@ -94,13 +94,13 @@ export class QueuedPath {
     const row = eventRow(submission.meta, submission.raw, storedOutcome.queued());
     await this.commits.acks.acknowledge(ackRows(row, submission.idempotency?.(outcome)));
     this.processing.tally.receivedOne(submission.meta.eventType, 'async');
-    if (submission.raw instanceof SqlUtf8) this.large?.hold(submission.meta.id, submission.raw);
+    if (submission.raw instanceof SqlUtf8) this.large.hold(submission.meta.id, submission.raw);
     return outcome;
   }
 
   /** The bytes of a large body this process stored for event `id`, once; else the claim reads them. */
   heldPayload(id: string): SqlUtf8 | undefined {
-    return this.large?.take(id);
+    return this.large.take(id);
   }
 
   /**
