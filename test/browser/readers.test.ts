@@ -39,6 +39,11 @@ describe('web admin: readers (SPEC §16)', { timeout: 180_000 }, () => {
     await knex('readers')
       .where('reader_id', 'fx9600-north')
       .update({ last_seen_at: Date.now() - 600_000 });
+    // The screen draws the 60 minutes up to its own now: seeded in a minute's last seconds, the
+    // history would be read one minute later, shifted by one (a failure seen in CI). Seed in a
+    // minute's first 40 s instead: the file takes ~13 s, so it reads the minute it was seeded in.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 40_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
     const current = Math.floor(Date.now() / 60_000);
     await knex('reader_minutes').where('reader_id', 'r700-gate').delete();
     await knex('reader_minutes').insert(
